@@ -1,0 +1,196 @@
+/**
+ * Shared pieces of the benchmarks: peers as subprocesses, bounded HTTP load from a
+ * separate process, and the one-line report format
+ * `name: ours X, peer Y, ratio X/Y`.
+ *
+ * @module
+ */
+
+/** Prints one comparison line and returns the ratio ours/peer. */
+export function report(
+  name: string,
+  ours: number,
+  peer: number,
+  unit = "",
+): number {
+  const ratio = ours / peer;
+  const fmt = (n: number) =>
+    (Number.isInteger(n) ? String(n) : n.toFixed(2)) + unit;
+  console.log(
+    `${name}: ours ${fmt(ours)}, peer ${fmt(peer)}, ratio ${ratio.toFixed(2)}`,
+  );
+  return ratio;
+}
+
+/** Prints one measured value against a limit: `name: ours X, limit Y, ratio X/Y`. */
+export function reportLimit(
+  name: string,
+  ours: number,
+  limit: number,
+  unit = "",
+): number {
+  const ratio = ours / limit;
+  console.log(
+    `${name}: ours ${ours.toFixed(2)}${unit}, limit ${limit}${unit}, ratio ${
+      ratio.toFixed(2)
+    }`,
+  );
+  return ratio;
+}
+
+/** A background process started by a benchmark. */
+export interface BenchProcess {
+  /** The child process. */
+  readonly child: Deno.ChildProcess;
+  /** Stops it (SIGTERM, then SIGKILL after 5 s) and waits for its end. */
+  stop(): Promise<void>;
+  /** Peak resident set size seen so far, in MB (sampled every 100 ms). */
+  peakRssMb(): number;
+  /** Every RSS sample so far, in MB. */
+  rssSamples(): number[];
+}
+
+/** Starts a command in the background, sampling its RSS from /proc. */
+export function spawn(
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; quiet?: boolean } = {},
+): BenchProcess {
+  const child = new Deno.Command(command, {
+    args,
+    env: options.env,
+    cwd: options.cwd,
+    stdin: "null",
+    stdout: options.quiet === false ? "inherit" : "null",
+    stderr: options.quiet === false ? "inherit" : "null",
+  }).spawn();
+  const samples: number[] = [];
+  const sampler = setInterval(() => {
+    try {
+      const status = Deno.readTextFileSync(`/proc/${child.pid}/status`);
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      if (kb > 0) samples.push(kb / 1024);
+    } catch {
+      // process gone
+    }
+  }, 100);
+  let ended = false;
+  child.status.then(() => {
+    ended = true;
+    clearInterval(sampler);
+  });
+  return {
+    child,
+    peakRssMb: () => Math.max(0, ...samples),
+    rssSamples: () => [...samples],
+    async stop() {
+      clearInterval(sampler);
+      if (ended) return;
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        return;
+      }
+      const timer = setTimeout(() => {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // ended meanwhile
+        }
+      }, 5000);
+      await child.status;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Starts `deno run -A <script> ...args` in the background. */
+export function spawnDeno(
+  script: string,
+  args: string[] = [],
+  options: { env?: Record<string, string>; cwd?: string; quiet?: boolean } = {},
+): BenchProcess {
+  return spawn(Deno.execPath(), [
+    "run",
+    "-A",
+    "--unstable-cron",
+    script,
+    ...args,
+  ], options);
+}
+
+/** Polls `url` until it answers or `timeoutMs` passes. */
+export async function waitForHttp(
+  url: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (true) {
+    try {
+      const response = await fetch(url);
+      await response.body?.cancel();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) {
+        throw new Error(`${url} did not answer in ${timeoutMs} ms`, {
+          cause: error,
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** Returns a TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/** Result of an HTTP load run. */
+export interface LoadResult {
+  /** Requests per second (average). */
+  rps: number;
+  /** 99th percentile latency in ms. */
+  p99: number;
+  /** Responses with a status outside 2xx, plus errors and time-outs. */
+  errors: number;
+}
+
+/** Options of {@linkcode load}. */
+export interface LoadOptions {
+  /** Target URL (127.0.0.1 only). */
+  url: string;
+  /** Concurrent connections. @default 50 */
+  connections?: number;
+  /** Seconds of load. @default 10 */
+  seconds?: number;
+  /** Method. @default "GET" */
+  method?: string;
+  /** Request body. */
+  body?: string;
+  /** Request headers. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * Runs a bounded HTTP load with `npm:autocannon` in a separate process, so the load
+ * generator does not share the server's event loop.
+ */
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  if (!/^http:\/\/127\.0\.0\.1[:/]/.test(options.url)) {
+    throw new Error(
+      `Refusing to load "${options.url}": benchmarks only target 127.0.0.1`,
+    );
+  }
+  const script = new URL("./_autocannon.ts", import.meta.url).pathname;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", script, JSON.stringify(options)],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!output.success) throw new Error(`autocannon failed for ${options.url}`);
+  return JSON.parse(new TextDecoder().decode(output.stdout));
+}

@@ -1,0 +1,86 @@
+/**
+ * Command-line parsing for `main.ts`: roles with their positional arguments, and flags.
+ *
+ * @module
+ */
+
+/** One role named on the command line. */
+export interface RoleRequest {
+  /** The role's name. */
+  name: string;
+  /** Positional arguments that followed it. */
+  args: string[];
+}
+
+/** The parsed command line. */
+export interface CommandLine {
+  /** Roles in the order given; empty means the demo set. */
+  roles: RoleRequest[];
+  /** `--help` or `-h` was given. */
+  help: boolean;
+  /** `--env-file PATH`. */
+  envFile?: string;
+  /** Role flags such as `once` (from `--once`). */
+  flags: Set<string>;
+  /** One line per problem (unknown role, unknown flag, missing flag value). */
+  problems: string[];
+}
+
+const ROLE_FLAGS = new Set(["once"]);
+
+/**
+ * Parses `[ROLE [ARG...]]... [--env-file PATH] [--once] [--help]`.
+ *
+ * A word that is a role name starts a role; any other word is an argument of the role
+ * before it, or an unknown role when no role precedes it.
+ *
+ * @example
+ * ```ts
+ * parseCommandLine(["table", "3838", "0.0.0.0", "false"], ["table"]).roles;
+ * // [{ name: "table", args: ["3838", "0.0.0.0", "false"] }]
+ * ```
+ */
+export function parseCommandLine(
+  argv: readonly string[],
+  roleNames: readonly string[],
+): CommandLine {
+  const result: CommandLine = {
+    roles: [],
+    help: false,
+    flags: new Set(),
+    problems: [],
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === "--help" || word === "-h") {
+      result.help = true;
+    } else if (word === "--env-file" || word.startsWith("--env-file=")) {
+      const value = word.includes("=")
+        ? word.slice(word.indexOf("=") + 1)
+        : argv[++i];
+      if (!value) {
+        result.problems.push("Missing value for --env-file: give a file path");
+      } else result.envFile = value;
+    } else if (word.startsWith("--") && ROLE_FLAGS.has(word.slice(2))) {
+      result.flags.add(word.slice(2));
+    } else if (word.startsWith("--")) {
+      result.problems.push(`Unknown option "${word}": see --help`);
+    } else if (roleNames.includes(word)) {
+      result.roles.push({ name: word, args: [] });
+    } else if (result.roles.length > 0) {
+      result.roles.at(-1)!.args.push(word);
+    } else {
+      result.problems.push(
+        `Unknown role "${word}": expected one of ${roleNames.join(", ")}`,
+      );
+    }
+  }
+  const seen = new Set<string>();
+  for (const { name } of result.roles) {
+    if (seen.has(name)) {
+      result.problems.push(`Role "${name}" is named twice: name it once`);
+    }
+    seen.add(name);
+  }
+  return result;
+}

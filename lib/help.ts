@@ -1,0 +1,57 @@
+/**
+ * The `--help` text: roles, their usage, and every setting with its default.
+ *
+ * @module
+ */
+import type { RoleDescriptor } from "./role.ts";
+import type { Schema } from "./settings.ts";
+
+function settingLines(schema: Schema): string[] {
+  const width = Math.max(0, ...Object.keys(schema).map((name) => name.length));
+  return Object.entries(schema).map(([name, setting]) => {
+    const shown = setting.required
+      ? "required"
+      : setting.defaultText === undefined || setting.secret
+      ? "optional"
+      : `default ${setting.defaultText}`;
+    return `    ${name.padEnd(width)}  ${setting.description} (${shown})`;
+  });
+}
+
+/**
+ * Renders the help text for `roles`, plus the settings every role shares.
+ *
+ * @example
+ * ```ts
+ * console.log(helpText(ROLES, loggingSettings));
+ * ```
+ */
+export function helpText(
+  roles: readonly RoleDescriptor[],
+  shared: Schema,
+): string {
+  const width = Math.max(...roles.map((role) => role.name.length));
+  return [
+    "Usage: deno task start [ROLE [ARG...]]... [--env-file PATH] [--once] [--help]",
+    "",
+    "Runs one or more homewire roles in one process. With no role, runs the demo set:",
+    "messages, data-api and table, with a generated data-API token.",
+    "",
+    "Roles:",
+    ...roles.map((role) => `  ${role.name.padEnd(width)}  ${role.summary}`),
+    "",
+    "Options:",
+    "  --env-file PATH  read settings from PATH instead of the nearest .env",
+    "  --once           collector: run one pass and exit",
+    "  --help, -h       show this text",
+    "",
+    "Settings (environment variables; a .env file is loaded first, the environment wins):",
+    "  All roles:",
+    ...settingLines(shared),
+    ...roles.flatMap((role) => [
+      `  ${role.usage ?? role.name}:`,
+      ...settingLines(role.settings),
+    ]),
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,181 @@
+/**
+ * HTTP serving for the roles: a Hono app with the product's conventions, served on
+ * `Deno.serve` with a graceful, bounded shutdown.
+ *
+ * @module
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { bodyLimit } from "hono/body-limit";
+import { errorText, type Log } from "./log.ts";
+import { port, text } from "./settings.ts";
+
+/** Options of {@linkcode createHttpApp}. */
+export interface HttpAppOptions {
+  /** Where unexpected errors are logged. */
+  log: Log;
+  /** Answer `GET /healthz` with `{"status":"ok"}`. @default true */
+  healthz?: boolean;
+}
+
+/**
+ * Returns a Hono app with `GET /healthz`, JSON error bodies `{"message": ...}` for
+ * `HTTPException`s and 404s, and a logged 500 for anything else.
+ *
+ * Throw `new HTTPException(status, { message })` from a handler to answer an error;
+ * pass `res` instead to answer a body of your own (an empty one, for instance).
+ *
+ * @example
+ * ```ts
+ * const app = createHttpApp({ log });
+ * app.get("/hello", (c) => c.json({ hello: "world" }));
+ * ```
+ */
+export function createHttpApp(options: HttpAppOptions): Hono {
+  const app = new Hono();
+  if (options.healthz ?? true) {
+    app.get("/healthz", (c) => c.json({ status: "ok" }));
+  }
+  app.notFound((c) => c.json({ message: "Not found" }, 404));
+  app.onError((error, c) => {
+    if (error instanceof HTTPException) {
+      if (error.res) return error.getResponse();
+      return c.json(
+        { message: error.message || statusText(error.status) },
+        error.status,
+      );
+    }
+    options.log.error(
+      `${c.req.method} ${c.req.path} failed: ${errorText(error)}`,
+    );
+    return c.json({ message: "Internal server error" }, 500);
+  });
+  return app;
+}
+
+function statusText(status: number): string {
+  return {
+    400: "Bad request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    413: "Request body too large",
+  }[status] ?? `HTTP ${status}`;
+}
+
+/**
+ * Middleware answering 413 `{"message": ...}` when a request body exceeds `maxBytes`
+ * (declared or streamed).
+ *
+ * @example
+ * ```ts
+ * app.use("/api/*", limitBody(64 * 1024));
+ * ```
+ */
+export function limitBody(maxBytes: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: (c) =>
+      c.json({
+        message: `Request body too large: the limit is ${maxBytes} bytes`,
+      }, 413),
+  });
+}
+
+/** Settings `<PREFIX>_HOST` and `<PREFIX>_PORT` of an HTTP role. */
+export function listenSettings<P extends string>(
+  prefix: P,
+  defaultPort: number,
+) {
+  return {
+    [`${prefix}_HOST`]: text({
+      description: "Address to listen on",
+      default: "0.0.0.0",
+    }),
+    [`${prefix}_PORT`]: port({
+      description: "Port to listen on",
+      default: defaultPort,
+    }),
+  } as
+    & { [K in `${P}_HOST`]: ReturnType<typeof text> }
+    & { [K in `${P}_PORT`]: ReturnType<typeof port> };
+}
+
+/** Options of {@linkcode serveApp}. */
+export interface ServeOptions {
+  /** Address to bind. */
+  hostname: string;
+  /** Port to bind; 0 picks a free one. */
+  port: number;
+  /** Gets the "listening" line. */
+  log: Log;
+  /** Name used in log lines. */
+  name: string;
+  /** Longest wait for in-flight requests at shutdown. @default 10000 */
+  shutdownTimeoutMs?: number;
+}
+
+/** A running HTTP server. */
+export interface RunningServer {
+  /** The bound port (useful when 0 was asked). */
+  readonly port: number;
+  /** A URL to reach the server locally. */
+  readonly url: string;
+  /** Stops accepting, waits for in-flight requests (bounded), then resolves. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Serves a fetch handler on `Deno.serve` and logs where it listens.
+ *
+ * @example
+ * ```ts
+ * const server = serveApp(app, { hostname: "0.0.0.0", port: 8001, log, name: "messages" });
+ * await server.stop();
+ * ```
+ */
+export function serveApp(
+  app: {
+    fetch: (
+      request: Request,
+      info: Deno.ServeHandlerInfo,
+    ) => Response | Promise<Response>;
+  },
+  options: ServeOptions,
+): RunningServer {
+  const server = Deno.serve({
+    hostname: options.hostname,
+    port: options.port,
+    onListen: () => {},
+  }, (request, info) => app.fetch(request, info));
+  const addr = server.addr as Deno.NetAddr;
+  const host = addr.hostname.includes(":")
+    ? `[${addr.hostname}]`
+    : addr.hostname;
+  options.log.info(`${options.name} listening on http://${host}:${addr.port}`);
+  const localHost = ["0.0.0.0", "::"].includes(addr.hostname)
+    ? "127.0.0.1"
+    : host;
+  return {
+    port: addr.port,
+    url: `http://${localHost}:${addr.port}`,
+    async stop() {
+      const timeout = options.shutdownTimeoutMs ?? 10_000;
+      let timer: number | undefined;
+      const expired = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), timeout);
+      });
+      const outcome = await Promise.race([
+        server.shutdown().then(() => "done" as const),
+        expired,
+      ]);
+      clearTimeout(timer);
+      if (outcome === "timeout") {
+        options.log.warn(
+          `${options.name}: requests still running after ${timeout} ms; stopping`,
+        );
+      }
+    },
+  };
+}

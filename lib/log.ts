@@ -1,0 +1,90 @@
+/**
+ * The narrow logging interface every role receives through its dependencies.
+ *
+ * Roles never call `console` nor configure sinks: `main.ts` configures LogTape once
+ * ({@link ./logging.ts}) and hands each role a {@linkcode Log} for its category.
+ *
+ * @module
+ */
+import { getLogger, type Logger } from "@logtape/logtape";
+
+/** A logger with the four levels of the product's log format. */
+export interface Log {
+  /** Log at DEBUG. */
+  debug(message: string): void;
+  /** Log at INFO. */
+  info(message: string): void;
+  /** Log at WARNING. */
+  warn(message: string): void;
+  /** Log at ERROR. */
+  error(message: string): void;
+}
+
+/**
+ * Returns a {@linkcode Log} writing to the LogTape category `["homewire", ...name]`.
+ *
+ * Messages are passed as values, never as templates, so braces in a logged message
+ * body (JSON, for instance) are written as they are.
+ *
+ * @example
+ * ```ts
+ * const log = createLog("forwarder");
+ * log.info("sqs2http start");
+ * ```
+ */
+export function createLog(...name: string[]): Log {
+  const logger: Logger = getLogger(["homewire", ...name]);
+  return {
+    debug: (message) => logger.debug("{message}", { message }),
+    info: (message) => logger.info("{message}", { message }),
+    warn: (message) => logger.warn("{message}", { message }),
+    error: (message) => logger.error("{message}", { message }),
+  };
+}
+
+/** One line recorded by {@linkcode createMemoryLog}. */
+export interface MemoryLogEntry {
+  level: "DEBUG" | "INFO" | "WARNING" | "ERROR";
+  message: string;
+}
+
+/** A {@linkcode Log} that keeps its lines in memory, for tests. */
+export interface MemoryLog extends Log {
+  /** Every line logged so far, oldest first. */
+  readonly entries: MemoryLogEntry[];
+  /** The messages logged at `level`. */
+  at(level: MemoryLogEntry["level"]): string[];
+}
+
+/**
+ * Returns a {@linkcode MemoryLog}: a logger for tests that records instead of writing.
+ *
+ * @example
+ * ```ts
+ * const log = createMemoryLog();
+ * log.warn("disk almost full");
+ * log.at("WARNING"); // ["disk almost full"]
+ * ```
+ */
+export function createMemoryLog(): MemoryLog {
+  const entries: MemoryLogEntry[] = [];
+  const push = (level: MemoryLogEntry["level"]) => (message: string) => {
+    entries.push({ level, message });
+  };
+  return {
+    entries,
+    at: (level) =>
+      entries.filter((e) => e.level === level).map((e) => e.message),
+    debug: push("DEBUG"),
+    info: push("INFO"),
+    warn: push("WARNING"),
+    error: push("ERROR"),
+  };
+}
+
+/** Returns the message of an unknown thrown value, with its cause when it has one. */
+export function errorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+  return `${error.message}${cause}`;
+}

@@ -1,0 +1,145 @@
+/**
+ * Process-wide LogTape configuration: the product's line format and level threshold.
+ *
+ * Only `main.ts` calls {@linkcode configureLogging}; everything else logs through a
+ * {@linkcode import("./log.ts").Log}.
+ *
+ * @module
+ */
+import {
+  configure,
+  type LogLevel,
+  type LogRecord,
+  type Sink,
+} from "@logtape/logtape";
+import { choice } from "./settings.ts";
+
+/** Level names as written in a log line (Python's names). */
+export type LevelName = "DEBUG" | "INFO" | "WARNING" | "ERROR";
+
+/** Log output settings. */
+export interface LoggingOptions {
+  /** Lowest level written. @default "INFO" */
+  level: LevelName;
+  /** `text` for `DD/MM/YYYY HH:MM:SS [LEVEL] message`, `json` for JSON lines. */
+  format: "text" | "json";
+  /** Where lines go. @default standard error */
+  write?: (line: string) => void;
+}
+
+const LEVEL_NAMES: Record<LogLevel, LevelName> = {
+  trace: "DEBUG",
+  debug: "DEBUG",
+  info: "INFO",
+  warning: "WARNING",
+  error: "ERROR",
+  fatal: "ERROR",
+};
+
+const LOGTAPE_LEVELS: Record<LevelName, LogLevel> = {
+  DEBUG: "debug",
+  INFO: "info",
+  WARNING: "warning",
+  ERROR: "error",
+};
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/**
+ * Formats a date as `DD/MM/YYYY HH:MM:SS` in local time.
+ *
+ * @example
+ * ```ts
+ * formatTimestamp(new Date(2026, 10, 21, 9, 5, 3)); // "21/11/2026 09:05:03"
+ * ```
+ */
+export function formatTimestamp(date: Date): string {
+  return `${pad(date.getDate())}/${
+    pad(date.getMonth() + 1)
+  }/${date.getFullYear()} ` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${
+      pad(date.getSeconds())
+    }`;
+}
+
+function renderMessage(record: LogRecord): string {
+  return record.message
+    .map((part) => typeof part === "string" ? part : Deno.inspect(part))
+    .join("");
+}
+
+/**
+ * Formats one record as a text line: `DD/MM/YYYY HH:MM:SS [LEVEL] message`.
+ *
+ * @example
+ * ```ts
+ * textLine(record); // "21/11/2026 09:05:03 [INFO] sqs2http start"
+ * ```
+ */
+export function textLine(record: LogRecord): string {
+  return `${formatTimestamp(new Date(record.timestamp))} [${
+    LEVEL_NAMES[record.level]
+  }] ${renderMessage(record)}`;
+}
+
+/** Formats one record as a JSON object on one line. */
+export function jsonLine(record: LogRecord): string {
+  return JSON.stringify({
+    time: new Date(record.timestamp).toISOString(),
+    level: LEVEL_NAMES[record.level],
+    logger: record.category.join("."),
+    message: renderMessage(record),
+  });
+}
+
+/** Returns a sink writing each formatted record as one line through `write`. */
+export function createLineSink(
+  format: LoggingOptions["format"],
+  write: (line: string) => void,
+): Sink {
+  const toLine = format === "json" ? jsonLine : textLine;
+  return (record) => write(toLine(record));
+}
+
+/**
+ * Configures LogTape for the whole process. Call once, from the composition root.
+ *
+ * @example
+ * ```ts
+ * await configureLogging({ level: "INFO", format: "text" });
+ * ```
+ */
+export async function configureLogging(options: LoggingOptions): Promise<void> {
+  const encoder = new TextEncoder();
+  const write = options.write ??
+    ((line: string) => Deno.stderr.writeSync(encoder.encode(line + "\n")));
+  await configure({
+    reset: true,
+    sinks: { lines: createLineSink(options.format, write) },
+    loggers: [
+      {
+        category: ["homewire"],
+        sinks: ["lines"],
+        lowestLevel: LOGTAPE_LEVELS[options.level],
+      },
+      {
+        category: ["logtape", "meta"],
+        sinks: ["lines"],
+        lowestLevel: "warning",
+      },
+    ],
+  });
+}
+
+/** Settings read by every role: the log threshold and format. */
+export const loggingSettings = {
+  LOG_LEVEL: choice(["DEBUG", "INFO", "WARNING", "ERROR"], {
+    description: "Lowest level written: DEBUG, INFO, WARNING or ERROR",
+    default: "INFO",
+  }),
+  LOG_FORMAT: choice(["text", "json"], {
+    description:
+      "text (DD/MM/YYYY HH:MM:SS [LEVEL] message) or json (one object per line)",
+    default: "text",
+  }),
+};

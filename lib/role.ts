@@ -1,0 +1,116 @@
+/**
+ * The role descriptor: what `main.ts` needs to know to list, configure and run a role.
+ *
+ * @module
+ */
+import type { Log } from "./log.ts";
+import {
+  type Env,
+  parseSettings,
+  type Schema,
+  SettingsError,
+  type SettingsOf,
+} from "./settings.ts";
+
+/** What a role is started with, besides its parsed settings. */
+export interface RoleContext {
+  /** The merged environment (process environment over `.env`). */
+  readonly env: Env;
+  /** Positional arguments written after the role name on the command line. */
+  readonly args: readonly string[];
+  /** Command-line flags such as `once` (from `--once`). */
+  readonly flags: ReadonlySet<string>;
+  /** The role's logger. */
+  readonly log: Log;
+}
+
+/** A started role. */
+export interface RunningRole {
+  /**
+   * Resolves with an exit code when the role ends by itself (a one-shot run);
+   * long-running roles leave it pending until stopped.
+   */
+  readonly done?: Promise<number>;
+  /** Stops the role cleanly: stop taking work, finish what is in hand (bounded). */
+  stop(): Promise<void>;
+}
+
+/** A role's descriptor, as registered in `roles.ts`. */
+export interface RoleDescriptor {
+  /** Name used on the command line. */
+  readonly name: string;
+  /** One line for `--help`. */
+  readonly summary: string;
+  /** Command-line shape shown in `--help`, e.g. `table [PORT] [HOST] [OPEN_BROWSER]`. */
+  readonly usage?: string;
+  /** Every environment variable the role reads. */
+  readonly settings: Schema;
+  /**
+   * Validates the role's settings (throwing a `SettingsError` listing every problem)
+   * and returns the function that starts it.
+   */
+  prepare(
+    context: Omit<RoleContext, "log">,
+  ): (log: Log) => Promise<RunningRole>;
+}
+
+/** What {@linkcode defineRole} takes. */
+export interface RoleDefinition<S extends Schema> {
+  /** Name used on the command line. */
+  name: string;
+  /** One line for `--help`. */
+  summary: string;
+  /** Command-line shape shown in `--help`. */
+  usage?: string;
+  /** Every environment variable the role reads. */
+  settings: S;
+  /** How many positional arguments the role takes. @default 0 */
+  maxArgs?: number;
+  /**
+   * Maps positional arguments to environment overrides before parsing
+   * (`table 3838 0.0.0.0 false` sets `TABLE_PORT`, `TABLE_HOST`, `TABLE_OPEN_BROWSER`).
+   */
+  argsToEnv?(args: readonly string[]): Record<string, string>;
+  /** Starts the role. */
+  start(settings: SettingsOf<S>, context: RoleContext): Promise<RunningRole>;
+}
+
+/**
+ * Builds a {@linkcode RoleDescriptor} from a typed definition.
+ *
+ * @example
+ * ```ts
+ * export const messagesRole = defineRole({
+ *   name: "messages",
+ *   summary: "Message-record JSON service",
+ *   settings: { ...listenSettings("MESSAGES", 8001) },
+ *   async start(settings, { log }) {
+ *     const server = serveApp(app, { ... });
+ *     return { stop: server.stop };
+ *   },
+ * });
+ * ```
+ */
+export function defineRole<S extends Schema>(
+  definition: RoleDefinition<S>,
+): RoleDescriptor {
+  return {
+    name: definition.name,
+    summary: definition.summary,
+    usage: definition.usage,
+    settings: definition.settings,
+    prepare(context) {
+      const extra = context.args.slice(definition.maxArgs ?? 0);
+      if (extra.length > 0) {
+        throw new SettingsError(
+          extra.map((arg) =>
+            `Unexpected argument "${arg}" for role ${definition.name}: see --help for its usage`
+          ),
+        );
+      }
+      const env = { ...context.env, ...definition.argsToEnv?.(context.args) };
+      const settings = parseSettings(definition.settings, env);
+      return (log) => definition.start(settings, { ...context, env, log });
+    },
+  };
+}

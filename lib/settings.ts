@@ -1,0 +1,295 @@
+/**
+ * Typed settings read from the environment, parsed once at the edge.
+ *
+ * A role declares its settings as a {@linkcode Schema}: one {@linkcode Setting} per
+ * environment variable, built with the helpers below. {@linkcode parseSettings} reads
+ * them all, reports every problem at once in a {@linkcode SettingsError}, and returns
+ * a frozen object keyed by variable name. Secret values never appear in a message.
+ *
+ * @module
+ */
+
+/** The environment as a plain record (the process environment merged with `.env`). */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** One environment variable: how to read it and how to describe it in `--help`. */
+export interface Setting<T> {
+  /** One line for `--help` and `.env.example`. */
+  readonly description: string;
+  /** The default as shown in `--help`; `undefined` when there is none. */
+  readonly defaultText?: string;
+  /** Whether start-up fails when the variable is unset or empty. */
+  readonly required: boolean;
+  /** Secrets are never quoted in error messages. */
+  readonly secret: boolean;
+  /**
+   * Turns the raw value into `T`. `raw` is `undefined` when the variable is unset or
+   * empty. Throws an `Error` whose message says what was expected.
+   */
+  read(raw: string | undefined): T;
+}
+
+/** Settings of one role, keyed by environment variable name. */
+export type Schema = Readonly<Record<string, Setting<unknown>>>;
+
+/** The parsed values of a {@linkcode Schema}. */
+export type SettingsOf<S extends Schema> = {
+  readonly [K in keyof S]: S[K] extends Setting<infer T> ? T : never;
+};
+
+/** Thrown by {@linkcode parseSettings}: one line per problem, each naming its variable. */
+export class SettingsError extends Error {
+  /** Every problem found, one sentence each. */
+  readonly problems: readonly string[];
+
+  /** Builds the error from its problems. */
+  constructor(problems: readonly string[]) {
+    super(problems.join("\n"));
+    this.name = "SettingsError";
+    this.problems = problems;
+  }
+}
+
+/** Marks a value as absent but not a problem; used by {@linkcode optional}. */
+class MissingValue extends Error {
+  constructor() {
+    super("missing");
+  }
+}
+
+/**
+ * Parses every setting of `schema` from `env`.
+ *
+ * @throws {SettingsError} listing every missing or malformed variable.
+ * @example
+ * ```ts
+ * const settings = parseSettings({ PORT: port({ default: 8001, description: "Port" }) }, {});
+ * settings.PORT; // 8001
+ * ```
+ */
+export function parseSettings<S extends Schema>(
+  schema: S,
+  env: Env,
+): SettingsOf<S> {
+  const problems: string[] = [];
+  const result: Record<string, unknown> = {};
+  for (const [name, setting] of Object.entries(schema)) {
+    const raw = env[name]?.trim() || undefined;
+    try {
+      result[name] = setting.read(raw);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      if (error instanceof MissingValue || raw === undefined) {
+        problems.push(`Missing ${name}: ${setting.description}`);
+      } else if (setting.secret) {
+        problems.push(`Invalid ${name}: ${detail}`);
+      } else {
+        problems.push(`Invalid ${name} "${raw}": ${detail}`);
+      }
+    }
+  }
+  if (problems.length > 0) throw new SettingsError(problems);
+  return Object.freeze(result) as SettingsOf<S>;
+}
+
+/** Options shared by every setting builder. */
+export interface SettingOptions<T> {
+  /** One line for `--help`. */
+  description: string;
+  /** Value used when the variable is unset; without it the variable is required. */
+  default?: T;
+  /** Hide the value from messages and `--help`. @default false */
+  secret?: boolean;
+}
+
+function define<T>(
+  options: SettingOptions<T>,
+  parse: (raw: string) => T,
+  show: (value: T) => string = String,
+): Setting<T> {
+  const hasDefault = options.default !== undefined;
+  return {
+    description: options.description,
+    defaultText: hasDefault ? show(options.default as T) : undefined,
+    required: !hasDefault,
+    secret: options.secret ?? false,
+    read(raw) {
+      if (raw === undefined) {
+        if (hasDefault) return options.default as T;
+        throw new MissingValue();
+      }
+      return parse(raw);
+    },
+  };
+}
+
+/**
+ * Makes a setting optional: unset reads as `undefined` instead of a problem.
+ *
+ * @example
+ * ```ts
+ * const schema = { QUEUE_PROFILE: optional(text({ description: "AWS profile" })) };
+ * ```
+ */
+export function optional<T>(setting: Setting<T>): Setting<T | undefined> {
+  return {
+    ...setting,
+    required: false,
+    read: (raw) => raw === undefined ? undefined : setting.read(raw),
+  };
+}
+
+/** A free-form string. */
+export function text(options: SettingOptions<string>): Setting<string> {
+  return define(options, (raw) => raw, (v) => v === "" ? '""' : v);
+}
+
+/** A secret string: never quoted in errors, never shown in `--help`. */
+export function secret(
+  options: Omit<SettingOptions<string>, "secret">,
+): Setting<string> {
+  return define({ ...options, secret: true }, (raw) => raw);
+}
+
+/** Options of {@linkcode integer}. */
+export interface IntegerOptions extends SettingOptions<number> {
+  /** Smallest accepted value. */
+  min?: number;
+  /** Largest accepted value. */
+  max?: number;
+}
+
+/** An integer, optionally within `[min, max]`. */
+export function integer(options: IntegerOptions): Setting<number> {
+  const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } =
+    options;
+  const range = options.min !== undefined && options.max !== undefined
+    ? ` from ${min} to ${max}`
+    : options.min !== undefined
+    ? ` of at least ${min}`
+    : options.max !== undefined
+    ? ` of at most ${max}`
+    : "";
+  return define(options, (raw) => {
+    const value = /^[+-]?\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      throw new Error(`expected an integer${range}`);
+    }
+    return value;
+  });
+}
+
+/** A TCP port, 0 to 65535 (0 picks a free port). */
+export function port(options: SettingOptions<number>): Setting<number> {
+  return integer({ ...options, min: 0, max: 65535 });
+}
+
+/** A number (integer or decimal). */
+export function decimal(options: SettingOptions<number>): Setting<number> {
+  return define(options, (raw) => {
+    const value = Number(raw);
+    if (
+      !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(raw) ||
+      !Number.isFinite(value)
+    ) {
+      throw new Error("expected a number");
+    }
+    return value;
+  });
+}
+
+const TRUE_WORDS = new Set(["1", "true", "yes", "on"]);
+const FALSE_WORDS = new Set(["0", "false", "no", "off"]);
+
+/** Parses a boolean word (`true/false`, `yes/no`, `on/off`, `1/0`, any case). */
+export function parseBoolean(raw: string): boolean {
+  const word = raw.trim().toLowerCase();
+  if (TRUE_WORDS.has(word)) return true;
+  if (FALSE_WORDS.has(word)) return false;
+  throw new Error("expected true or false");
+}
+
+/** A boolean: `true/false`, `yes/no`, `on/off`, `1/0`, any case. */
+export function boolean(options: SettingOptions<boolean>): Setting<boolean> {
+  return define(options, parseBoolean);
+}
+
+/** Options of {@linkcode url}. */
+export interface UrlOptions extends SettingOptions<string> {
+  /** Accepted schemes, without the colon. @default ["http", "https"] */
+  protocols?: string[];
+}
+
+/** An absolute URL, kept as the string given (validated by `new URL`). */
+export function url(options: UrlOptions): Setting<string> {
+  const protocols = options.protocols ?? ["http", "https"];
+  return define(options, (raw) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      throw new Error(`expected an absolute ${protocols.join("/")} URL`);
+    }
+    if (!protocols.includes(parsed.protocol.slice(0, -1))) {
+      throw new Error(`expected an absolute ${protocols.join("/")} URL`);
+    }
+    return raw;
+  });
+}
+
+const DURATION_UNITS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/** Options of {@linkcode durationMs}. */
+export interface DurationOptions extends SettingOptions<number> {
+  /** Smallest accepted duration in milliseconds. @default 0 */
+  min?: number;
+}
+
+/**
+ * A duration in milliseconds: a plain number of milliseconds, or a number with a unit
+ * `ms`, `s`, `m` or `h` (`30000`, `30s`, `1.5m`).
+ */
+export function durationMs(options: DurationOptions): Setting<number> {
+  const min = options.min ?? 0;
+  return define(options, (raw) => {
+    const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(raw);
+    const value = match
+      ? Number(match[1]) * DURATION_UNITS[match[2] ?? "ms"]!
+      : NaN;
+    if (!Number.isFinite(value) || value < min) {
+      throw new Error(
+        `expected a duration of at least ${min} ms: a number of milliseconds or a number with ms, s, m or h`,
+      );
+    }
+    return Math.round(value);
+  });
+}
+
+/** A comma-separated list; blanks around items are trimmed and empty items dropped. */
+export function list(options: SettingOptions<string[]>): Setting<string[]> {
+  return define(
+    options,
+    (raw) =>
+      raw.split(",").map((item) => item.trim()).filter((item) => item !== ""),
+    (v) => v.length === 0 ? "(empty)" : v.join(","),
+  );
+}
+
+/** One of a fixed set of words (compared case-insensitively, returned as listed). */
+export function choice<const T extends string>(
+  values: readonly T[],
+  options: SettingOptions<T>,
+): Setting<T> {
+  return define(options, (raw) => {
+    const found = values.find((v) => v.toLowerCase() === raw.toLowerCase());
+    if (found === undefined) {
+      throw new Error(`expected one of ${values.join(", ")}`);
+    }
+    return found;
+  });
+}

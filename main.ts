@@ -1,0 +1,171 @@
+/**
+ * homewire: one program, many roles. The only composition root: parses the command
+ * line, loads `.env` and settings, configures logging, starts the roles and stops
+ * them on SIGINT/SIGTERM.
+ *
+ * ```sh
+ * deno task start                       # the demo set: messages, data-api, table
+ * deno task start forwarder             # one role
+ * deno task start messages proxy        # several roles in one process
+ * deno task start table 3838 0.0.0.0 false
+ * deno task start --help
+ * ```
+ *
+ * @module
+ */
+import { parseCommandLine } from "./lib/cli.ts";
+import { EnvFileError, loadEnv } from "./lib/env_file.ts";
+import { helpText } from "./lib/help.ts";
+import { createLog, errorText, type Log } from "./lib/log.ts";
+import { configureLogging, loggingSettings } from "./lib/logging.ts";
+import type { RoleDescriptor, RunningRole } from "./lib/role.ts";
+import { parseSettings, SettingsError } from "./lib/settings.ts";
+import { DEMO_ROLES, demoEnv } from "./demo.ts";
+import { ROLES } from "./roles.ts";
+
+/** Exit code for a bad command line or bad settings. */
+export const EXIT_USAGE = 2;
+
+/** What {@linkcode main} needs from the outside world. */
+export interface MainOptions {
+  /** Command-line arguments. */
+  argv: readonly string[];
+  /** The process environment. */
+  env: Record<string, string | undefined>;
+  /** Where the `.env` search starts. */
+  cwd: string;
+  /** Roles available. */
+  roles: readonly RoleDescriptor[];
+  /** Writes a line to standard output. */
+  print(line: string): void;
+  /** Writes a line to standard error. */
+  printError(line: string): void;
+  /** Resolves when the process is asked to stop (SIGINT/SIGTERM). */
+  stopRequested: Promise<string>;
+}
+
+/**
+ * Runs the program and resolves with its exit code.
+ */
+export async function main(options: MainOptions): Promise<number> {
+  const roleNames = options.roles.map((role) => role.name);
+  const command = parseCommandLine(options.argv, roleNames);
+  if (command.help) {
+    options.print(helpText(options.roles, loggingSettings));
+    return 0;
+  }
+  const problems = [...command.problems];
+
+  let env = options.env;
+  try {
+    env = loadEnv({ env: options.env, cwd: options.cwd, path: command.envFile })
+      .env;
+  } catch (error) {
+    if (!(error instanceof EnvFileError)) throw error;
+    problems.push(error.message);
+  }
+
+  const requests = command.roles.length > 0
+    ? command.roles
+    : DEMO_ROLES.map((name) => ({ name, args: [] as string[] }));
+  let generatedToken: string | undefined;
+  if (command.roles.length === 0) ({ env, generatedToken } = demoEnv(env));
+
+  let logging;
+  try {
+    logging = parseSettings(loggingSettings, env);
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    problems.push(...error.problems);
+  }
+
+  const starters: {
+    name: string;
+    start: (log: Log) => Promise<RunningRole>;
+  }[] = [];
+  for (const request of requests) {
+    const role = options.roles.find((r) => r.name === request.name);
+    if (!role) continue;
+    try {
+      starters.push({
+        name: role.name,
+        start: role.prepare({ env, args: request.args, flags: command.flags }),
+      });
+    } catch (error) {
+      if (!(error instanceof SettingsError)) throw error;
+      problems.push(...error.problems.map((p) => `${role.name}: ${p}`));
+    }
+  }
+
+  if (problems.length > 0 || !logging) {
+    for (const problem of problems) options.printError(problem);
+    options.printError("Run with --help to see every role and setting.");
+    return EXIT_USAGE;
+  }
+
+  await configureLogging({
+    level: logging.LOG_LEVEL,
+    format: logging.LOG_FORMAT,
+  });
+  const log = createLog("main");
+  if (generatedToken) {
+    options.print(
+      `Demo data-API token (generated because DATA_API_TOKEN is unset): ${generatedToken}`,
+    );
+  }
+
+  const running: RunningRole[] = [];
+  const stopAll = async () => {
+    await Promise.allSettled(running.reverse().map((role) => role.stop()));
+  };
+  for (const { name, start } of starters) {
+    try {
+      running.push(await start(createLog(name)));
+    } catch (error) {
+      log.error(`Cannot start ${name}: ${errorText(error)}`);
+      await stopAll();
+      return 1;
+    }
+  }
+
+  const finite = running.every((role) => role.done !== undefined);
+  const allDone = finite
+    ? Promise.all(running.map((role) => role.done!)).then((codes) =>
+      Math.max(0, ...codes)
+    )
+    : new Promise<never>(() => {});
+  const outcome = await Promise.race([
+    allDone.then((code) => ({ code })),
+    options.stopRequested.then((signal) => ({ signal })),
+  ]);
+  if ("code" in outcome) {
+    await stopAll();
+    return outcome.code;
+  }
+  log.info(`Received ${outcome.signal}: stopping`);
+  await stopAll();
+  log.info("Stopped");
+  return 0;
+}
+
+function signalPromise(): Promise<string> {
+  return new Promise((resolve) => {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      Deno.addSignalListener(signal, () => resolve(signal));
+    }
+  });
+}
+
+if (import.meta.main) {
+  const encoder = new TextEncoder();
+  const code = await main({
+    argv: Deno.args,
+    env: Deno.env.toObject(),
+    cwd: Deno.cwd(),
+    roles: ROLES,
+    print: (line) => Deno.stdout.writeSync(encoder.encode(line + "\n")),
+    printError: (line) => Deno.stderr.writeSync(encoder.encode(line + "\n")),
+    stopRequested: signalPromise(),
+  });
+  Deno.exit(code);
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs, when missing, everything `deno task test` needs on a Debian machine:
+# Deno (from the npm registry), and Debian's influxdb, victoria-metrics and chromium
+# for the real-server and browser suites. Safe to run again: it skips what is there.
+set -euo pipefail
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    echo "install_deps: need root to run: $*" >&2
+    return 1
+  fi
+}
+
+if ! command -v deno >/dev/null 2>&1; then
+  echo "install_deps: installing Deno from the npm registry"
+  npm install -g deno
+fi
+deno --version | head -n 1
+
+missing=()
+command -v influxd >/dev/null 2>&1 || missing+=(influxdb)
+command -v victoria-metrics >/dev/null 2>&1 || [ -x /usr/bin/victoria-metrics ] || missing+=(victoria-metrics)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install_deps: installing Debian packages: ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# The Debian packages start their services; the tests run their own instances on
+# free ports, so the system ones are not needed (failures here are harmless).
+for service in influxdb victoria-metrics; do
+  if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$service" 2>/dev/null; then
+    as_root systemctl stop "$service" || true
+  fi
+done

@@ -42,6 +42,8 @@ export interface MainOptions {
   printError(line: string): void;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM). */
   stopRequested: Promise<string>;
+  /** Where log lines go. @default standard error */
+  writeLog?: (line: string) => void;
 }
 
 /**
@@ -106,6 +108,7 @@ export async function main(options: MainOptions): Promise<number> {
   await configureLogging({
     level: logging.LOG_LEVEL,
     format: logging.LOG_FORMAT,
+    write: options.writeLog,
   });
   const log = createLog("main");
   if (generatedToken) {

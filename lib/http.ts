@@ -162,7 +162,7 @@ export function serveApp(
     url: `http://${localHost}:${addr.port}`,
     async stop() {
       const timeout = options.shutdownTimeoutMs ?? 10_000;
-      let timer: number | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const expired = new Promise<"timeout">((resolve) => {
         timer = setTimeout(() => resolve("timeout"), timeout);
       });

@@ -1,16 +1,34 @@
 /**
- * The `data-api` role (being built).
+ * The `data-api` role: a bearer-token protected JSON API answering 20 contacts.
  *
  * @module
  */
+import { listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole } from "../../lib/role.ts";
+import { secret } from "../../lib/settings.ts";
+import { createDataApiApp } from "./app.ts";
+
+/** Settings of the `data-api` role. */
+export const dataApiSettings = {
+  DATA_API_TOKEN: secret({
+    description: "Bearer token callers of GET /data must send",
+  }),
+  ...listenSettings("DATA_API", 8003),
+};
 
 /** The `data-api` role descriptor. */
 export const dataApiRole = defineRole({
   name: "data-api",
-  summary: "(not built yet)",
-  settings: {},
-  start() {
-    return Promise.reject(new Error("The data-api role is not built yet"));
+  summary: "Token-protected contacts API (GET /data)",
+  settings: dataApiSettings,
+  start(settings, { log }) {
+    const app = createDataApiApp({ token: settings.DATA_API_TOKEN, log });
+    const server = serveApp(app, {
+      hostname: settings.DATA_API_HOST,
+      port: settings.DATA_API_PORT,
+      log,
+      name: "data-api",
+    });
+    return Promise.resolve({ stop: server.stop });
   },
 });

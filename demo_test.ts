@@ -1,0 +1,22 @@
+import assert from "node:assert/strict";
+import { demoEnv } from "./demo.ts";
+
+Deno.test("demoEnv() generates a token and points the table at the local data API", () => {
+  const { env, generatedToken } = demoEnv({ DATA_API_PORT: "9003" });
+  assert.match(generatedToken ?? "", /^[0-9a-f]{48}$/);
+  assert.equal(env.DATA_API_TOKEN, generatedToken);
+  assert.equal(env.API_URL, "http://127.0.0.1:9003/data");
+  assert.equal(env.API_KEY, generatedToken);
+});
+
+Deno.test("demoEnv() keeps what the user set", () => {
+  const { env, generatedToken } = demoEnv({
+    DATA_API_TOKEN: "mine",
+    API_URL: "http://elsewhere/data",
+    API_KEY: "theirs",
+  });
+  assert.equal(generatedToken, undefined);
+  assert.equal(env.DATA_API_TOKEN, "mine");
+  assert.equal(env.API_URL, "http://elsewhere/data");
+  assert.equal(env.API_KEY, "theirs");
+});

@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { parseCommandLine } from "./cli.ts";
+
+const ROLES = ["messages", "table", "collector"];
+
+Deno.test("parseCommandLine() gives each role the arguments that follow it", () => {
+  const command = parseCommandLine(
+    ["messages", "table", "3838", "0.0.0.0", "false", "--env-file", "x.env"],
+    ROLES,
+  );
+  assert.deepEqual(command.roles, [
+    { name: "messages", args: [] },
+    { name: "table", args: ["3838", "0.0.0.0", "false"] },
+  ]);
+  assert.equal(command.envFile, "x.env");
+  assert.deepEqual(command.problems, []);
+});
+
+Deno.test("parseCommandLine() reads flags anywhere", () => {
+  const command = parseCommandLine([
+    "--once",
+    "collector",
+    "--env-file=a.env",
+    "-h",
+  ], ROLES);
+  assert.deepEqual([...command.flags], ["once"]);
+  assert.equal(command.envFile, "a.env");
+  assert.equal(command.help, true);
+});
+
+Deno.test("parseCommandLine() reports unknown roles, options and repeated roles", () => {
+  const command = parseCommandLine([
+    "bogus",
+    "messages",
+    "--fast",
+    "messages",
+    "--env-file",
+  ], ROLES);
+  assert.deepEqual(command.problems, [
+    'Unknown role "bogus": expected one of messages, table, collector',
+    'Unknown option "--fast": see --help',
+    "Missing value for --env-file: give a file path",
+    'Role "messages" is named twice: name it once',
+  ]);
+});

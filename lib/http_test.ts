@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { HTTPException } from "hono/http-exception";
+import { createHttpApp, limitBody, serveApp } from "./http.ts";
+import { createMemoryLog } from "./log.ts";
+
+Deno.test("createHttpApp()", async (t) => {
+  const log = createMemoryLog();
+  const app = createHttpApp({ log });
+  app.get("/teapot", () => {
+    throw new HTTPException(418, { message: "I am a teapot" });
+  });
+  app.get("/empty", () => {
+    throw new HTTPException(404, { res: new Response(null, { status: 404 }) });
+  });
+  app.get("/boom", () => {
+    throw new Error("database on fire");
+  });
+  app.post(
+    "/upload",
+    limitBody(10),
+    async (c) => c.json({ size: (await c.req.text()).length }),
+  );
+
+  await t.step("answers GET /healthz", async () => {
+    const response = await app.request("/healthz");
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), { status: "ok" });
+  });
+
+  await t.step("maps HTTPException to a JSON message", async () => {
+    const response = await app.request("/teapot");
+    assert.equal(response.status, 418);
+    assert.deepEqual(await response.json(), { message: "I am a teapot" });
+  });
+
+  await t.step("keeps a response given to HTTPException", async () => {
+    const response = await app.request("/empty");
+    assert.equal(response.status, 404);
+    assert.equal(await response.text(), "");
+  });
+
+  await t.step("answers unknown paths 404 with a JSON message", async () => {
+    const response = await app.request("/nowhere");
+    assert.equal(response.status, 404);
+    assert.deepEqual(await response.json(), { message: "Not found" });
+  });
+
+  await t.step(
+    "logs an unexpected error and answers a generic 500",
+    async () => {
+      const response = await app.request("/boom");
+      assert.equal(response.status, 500);
+      assert.deepEqual(await response.json(), {
+        message: "Internal server error",
+      });
+      assert.deepEqual(log.at("ERROR"), ["GET /boom failed: database on fire"]);
+    },
+  );
+
+  await t.step("limitBody() answers 413 past the limit", async () => {
+    const ok = await app.request("/upload", {
+      method: "POST",
+      body: "0123456789",
+    });
+    assert.deepEqual(await ok.json(), { size: 10 });
+    const big = await app.request("/upload", {
+      method: "POST",
+      body: "0123456789X",
+    });
+    assert.equal(big.status, 413);
+    assert.match((await big.json()).message, /limit is 10 bytes/);
+  });
+});
+
+Deno.test("serveApp() finishes in-flight requests before stopping", async () => {
+  const log = createMemoryLog();
+  const app = createHttpApp({ log });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => release = resolve);
+  app.get("/slow", async (c) => {
+    await released;
+    return c.text("finished");
+  });
+  const server = serveApp(app, {
+    hostname: "127.0.0.1",
+    port: 0,
+    log,
+    name: "test",
+  });
+  assert.match(
+    log.at("INFO")[0]!,
+    /^test listening on http:\/\/127\.0\.0\.1:\d+$/,
+  );
+  const pending = fetch(`${server.url}/slow`);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const stopped = server.stop();
+  release();
+  const response = await pending;
+  assert.equal(await response.text(), "finished");
+  await stopped;
+});

@@ -1,0 +1,134 @@
+import assert from "node:assert/strict";
+import {
+  boolean,
+  choice,
+  decimal,
+  durationMs,
+  integer,
+  list,
+  optional,
+  parseSettings,
+  port,
+  secret,
+  SettingsError,
+  text,
+  url,
+} from "./settings.ts";
+
+const schema = {
+  NAME: text({ description: "A name" }),
+  PORT: port({ description: "A port", default: 8001 }),
+  COUNT: integer({ description: "A count", default: 10, min: 1, max: 10 }),
+  ENDPOINT: url({ description: "Where to post" }),
+  TOKEN: secret({ description: "A token" }),
+  OPEN: boolean({ description: "Open it", default: true }),
+  TIMEOUT: durationMs({ description: "Time-out", default: 30_000 }),
+  STATUSES: list({ description: "Statuses", default: [] }),
+  MODE: choice(["json", "raw"], { description: "Body mode", default: "json" }),
+  RATIO: optional(decimal({ description: "A ratio" })),
+};
+
+function problemsOf(env: Record<string, string>): readonly string[] {
+  try {
+    parseSettings(schema, env);
+  } catch (error) {
+    assert.ok(error instanceof SettingsError);
+    return error.problems;
+  }
+  assert.fail("expected a SettingsError");
+}
+
+Deno.test("parseSettings() applies defaults and parses every kind", () => {
+  const settings = parseSettings(schema, {
+    NAME: "  pi  ",
+    ENDPOINT: "http://127.0.0.1:9000/hook",
+    TOKEN: "s3cret",
+    OPEN: "FALSE",
+    TIMEOUT: "1.5s",
+    STATUSES: " 429, 500-599 ,,",
+    MODE: "RAW",
+    RATIO: "0.25",
+  });
+  assert.deepEqual({ ...settings }, {
+    NAME: "pi",
+    PORT: 8001,
+    COUNT: 10,
+    ENDPOINT: "http://127.0.0.1:9000/hook",
+    TOKEN: "s3cret",
+    OPEN: false,
+    TIMEOUT: 1500,
+    STATUSES: ["429", "500-599"],
+    MODE: "raw",
+    RATIO: 0.25,
+  });
+  assert.ok(Object.isFrozen(settings));
+});
+
+Deno.test("parseSettings() reports every problem at once, naming each variable", () => {
+  const problems = problemsOf({
+    PORT: "80a",
+    COUNT: "11",
+    ENDPOINT: "ftp://x",
+    OPEN: "maybe",
+    TIMEOUT: "soon",
+    MODE: "xml",
+    RATIO: "1/2",
+  });
+  assert.deepEqual(problems, [
+    "Missing NAME: A name",
+    'Invalid PORT "80a": expected an integer from 0 to 65535',
+    'Invalid COUNT "11": expected an integer from 1 to 10',
+    'Invalid ENDPOINT "ftp://x": expected an absolute http/https URL',
+    "Missing TOKEN: A token",
+    'Invalid OPEN "maybe": expected true or false',
+    'Invalid TIMEOUT "soon": expected a duration of at least 0 ms: a number of milliseconds or a number with ms, s, m or h',
+    'Invalid MODE "xml": expected one of json, raw',
+    'Invalid RATIO "1/2": expected a number',
+  ]);
+});
+
+Deno.test("parseSettings() treats an empty value as unset", () => {
+  const problems = problemsOf({
+    NAME: "   ",
+    ENDPOINT: "http://x",
+    TOKEN: "t",
+  });
+  assert.deepEqual(problems, ["Missing NAME: A name"]);
+});
+
+Deno.test("parseSettings() never quotes a secret value", () => {
+  const strict = {
+    KEY: secret({ description: "Key" }),
+    N: integer({ description: "n", min: 5 }),
+  };
+  try {
+    parseSettings({
+      ...strict,
+      KEY: {
+        ...strict.KEY,
+        read: () => {
+          throw new Error("too short");
+        },
+      },
+    }, {
+      KEY: "hunter2",
+      N: "1",
+    });
+    assert.fail("expected a SettingsError");
+  } catch (error) {
+    assert.ok(error instanceof SettingsError);
+    assert.deepEqual(error.problems, [
+      "Invalid KEY: too short",
+      'Invalid N "1": expected an integer of at least 5',
+    ]);
+    assert.ok(!error.message.includes("hunter2"));
+  }
+});
+
+Deno.test("optional() reads an unset variable as undefined", () => {
+  const settings = parseSettings(
+    { P: optional(port({ description: "p" })) },
+    {},
+  );
+  assert.equal(settings.P, undefined);
+});

@@ -1,0 +1,135 @@
+import assert from "node:assert/strict";
+import { reset } from "@logtape/logtape";
+import { EXIT_USAGE, main, type MainOptions } from "./main.ts";
+import { defineRole, type RoleDescriptor } from "./lib/role.ts";
+import { port, text } from "./lib/settings.ts";
+
+function recordingRole(
+  name: string,
+  events: string[],
+  options: { done?: number; fail?: boolean } = {},
+) {
+  return defineRole({
+    name,
+    summary: `${name} for tests`,
+    usage: `${name} [WORD]`,
+    maxArgs: 1,
+    settings: {
+      [`${name.toUpperCase()}_PORT`]: port({ description: "Port", default: 1 }),
+      [`${name.toUpperCase()}_NAME`]: text({
+        description: "Name",
+        default: "x",
+      }),
+    },
+    argsToEnv: (args) =>
+      args[0] ? { [`${name.toUpperCase()}_NAME`]: args[0] } : {},
+    start(settings, { log }) {
+      if (options.fail) return Promise.reject(new Error("port taken"));
+      events.push(`start ${name} ${JSON.stringify(settings)}`);
+      log.info(`${name} started`);
+      return Promise.resolve({
+        done: options.done === undefined
+          ? undefined
+          : Promise.resolve(options.done),
+        stop: () => {
+          events.push(`stop ${name}`);
+          return Promise.resolve();
+        },
+      });
+    },
+  });
+}
+
+function run(
+  argv: string[],
+  roles: RoleDescriptor[],
+  overrides: Partial<MainOptions> = {},
+) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const logs: string[] = [];
+  const code = main({
+    argv,
+    env: {},
+    cwd: Deno.makeTempDirSync(),
+    roles,
+    print: (line) => out.push(line),
+    printError: (line) => err.push(line),
+    stopRequested: new Promise(() => {}),
+    writeLog: (line) => logs.push(line),
+    ...overrides,
+  }).finally(reset);
+  return { code, out, err, logs };
+}
+
+Deno.test("main() starts every named role with its arguments and stops them on a signal", async () => {
+  const events: string[] = [];
+  let signal!: (name: string) => void;
+  const roles = [recordingRole("alpha", events), recordingRole("beta", events)];
+  const { code, logs } = run(["alpha", "hello", "beta"], roles, {
+    env: { BETA_PORT: "8080" },
+    stopRequested: new Promise((resolve) => signal = resolve),
+  });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  signal("SIGTERM");
+  assert.equal(await code, 0);
+  assert.deepEqual(events, [
+    'start alpha {"ALPHA_PORT":1,"ALPHA_NAME":"hello"}',
+    'start beta {"BETA_PORT":8080,"BETA_NAME":"x"}',
+    "stop beta",
+    "stop alpha",
+  ]);
+  assert.ok(
+    logs.some((line) => /\[INFO\] Received SIGTERM: stopping$/.test(line)),
+  );
+});
+
+Deno.test("main() exits 2 with one line per problem, starting nothing", async () => {
+  const events: string[] = [];
+  const { code, err } = run(["alpha", "a", "b", "nope"], [
+    recordingRole("alpha", events),
+  ], {
+    env: { ALPHA_PORT: "99999", LOG_LEVEL: "LOUD" },
+  });
+  assert.equal(await code, EXIT_USAGE);
+  assert.deepEqual(err, [
+    'Invalid LOG_LEVEL "LOUD": expected one of DEBUG, INFO, WARNING, ERROR',
+    'alpha: Unexpected argument "b" for role alpha: see --help for its usage',
+    'alpha: Unexpected argument "nope" for role alpha: see --help for its usage',
+    "Run with --help to see every role and setting.",
+  ]);
+  assert.deepEqual(events, []);
+});
+
+Deno.test("main() ends with the role's code when every role is one-shot", async () => {
+  const events: string[] = [];
+  const { code } = run(["alpha"], [
+    recordingRole("alpha", events, { done: 3 }),
+  ]);
+  assert.equal(await code, 3);
+  assert.deepEqual(events.at(-1), "stop alpha");
+});
+
+Deno.test("main() stops the started roles and exits 1 when a role cannot start", async () => {
+  const events: string[] = [];
+  const roles = [
+    recordingRole("alpha", events),
+    recordingRole("beta", events, { fail: true }),
+  ];
+  const { code, logs } = run(["alpha", "beta"], roles);
+  assert.equal(await code, 1);
+  assert.deepEqual(events.slice(1), ["stop alpha"]);
+  assert.ok(
+    logs.some((line) => line.endsWith("[ERROR] Cannot start beta: port taken")),
+  );
+});
+
+Deno.test("main() --help lists roles, usage and settings with defaults", async () => {
+  const { code, out } = run(["--help"], [recordingRole("alpha", [])]);
+  assert.equal(await code, 0);
+  const help = out.join("\n");
+  assert.match(help, /alpha\s+alpha for tests/);
+  assert.match(help, /alpha \[WORD\]:/);
+  assert.match(help, /ALPHA_PORT\s+Port \(default 1\)/);
+  assert.match(help, /LOG_LEVEL\s+.*\(default INFO\)/);
+});

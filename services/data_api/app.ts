@@ -1,0 +1,58 @@
+/**
+ * The data API: `GET /data` answers 20 contacts to a caller with the valid bearer token.
+ *
+ * @module
+ */
+import type { Hono } from "hono";
+import { createHttpApp } from "../../lib/http.ts";
+import type { Log } from "../../lib/log.ts";
+import { createBearerCheck } from "./bearer.ts";
+import { createContactsJson, type Random } from "./contacts.ts";
+
+/** The 401 body, byte for byte as earlier clients match on it. */
+export const NOT_VALID_TOKEN_BODY = '{"message": "Not valid token"}';
+
+/** Dependencies of {@linkcode createDataApiApp}. */
+export interface DataApiAppOptions {
+  /** The valid bearer token. */
+  token: string;
+  /** Where unexpected errors are logged. */
+  log: Log;
+  /** Source of randomness for the phone numbers. @default Math.random */
+  random?: Random;
+}
+
+const JSON_TYPE = { "content-type": "application/json; charset=UTF-8" };
+
+/**
+ * Builds the data API app.
+ *
+ * @example
+ * ```ts
+ * const app = createDataApiApp({ token: "s3cret", log });
+ * await app.request("/data", { headers: { Authorization: "Bearer s3cret" } });
+ * ```
+ */
+export function createDataApiApp(options: DataApiAppOptions): Hono {
+  const isValid = createBearerCheck(options.token);
+  const contactsJson = createContactsJson(options.random ?? Math.random);
+  const app = createHttpApp({ log: options.log });
+  app.get("/data", (c) => {
+    if (!isValid(c.req.header("authorization"))) {
+      return new Response(NOT_VALID_TOKEN_BODY, {
+        status: 401,
+        headers: { ...JSON_TYPE, "www-authenticate": "Bearer" },
+      });
+    }
+    return new Response(contactsJson(), {
+      headers: { ...JSON_TYPE, "cache-control": "no-store" },
+    });
+  });
+  app.all("/data", (c) =>
+    c.json(
+      { message: `Method ${c.req.method} not allowed: use GET` },
+      405,
+      { Allow: "GET" },
+    ));
+  return app;
+}

@@ -1,0 +1,41 @@
+/**
+ * The storage interface of the `messages` role, so another backend can follow the
+ * SQLite one.
+ *
+ * @module
+ */
+
+/** The writable fields of a message record. */
+export interface MessageFields {
+  /** Who wrote the message. */
+  author: string;
+  /** The message text. */
+  message: string;
+}
+
+/** A stored message record. */
+export interface Message extends MessageFields {
+  /** Primary key: on create, the highest id plus one (1 when there are no records). */
+  id: number;
+}
+
+/** Where message records are kept. Every method is synchronous and atomic. */
+export interface MessageStore {
+  /** Every record, by ascending id. */
+  list(): Message[];
+  /** The record with `id`, or `undefined`. */
+  get(id: number): Message | undefined;
+  /** Stores a new record with id = highest id + 1 (1 when empty), atomically. */
+  create(fields: MessageFields): Message;
+  /** Replaces the fields of record `id`; `undefined` when there is no such record. */
+  update(id: number, fields: MessageFields): Message | undefined;
+  /** Removes record `id`; `false` when there was no such record. */
+  delete(id: number): boolean;
+  /**
+   * A number that changes whenever the records may have changed (writes through this
+   * store or through another connection), so a caller can cache what it derives.
+   */
+  revision(): number;
+  /** Releases the store; it cannot be used afterwards. */
+  close(): void;
+}

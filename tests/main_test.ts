@@ -1,0 +1,135 @@
+/**
+ * The front door as a user meets it: `main.ts` run as a subprocess.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { freePort, startMain, waitForHttp } from "./_helpers.ts";
+
+const ROLE_NAMES = [
+  "forwarder",
+  "messages",
+  "proxy",
+  "data-api",
+  "table",
+  "collector",
+  "reader",
+  "notifier",
+];
+const LOG_LINE =
+  /^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2} \[(DEBUG|INFO|WARNING|ERROR)\] /;
+
+Deno.test("--help lists every role and setting, exit 0", async () => {
+  const child = startMain(["--help"]);
+  assert.equal(await child.exited(), 0);
+  const help = child.stdout.join("\n");
+  for (const role of ROLE_NAMES) {
+    assert.match(help, new RegExp(`^  ${role}\\s+\\S`, "m"));
+  }
+  for (
+    const name of [
+      "LOG_LEVEL",
+      "MESSAGES_PORT",
+      "QUEUE_URL",
+      "DATA_API_TOKEN",
+      "TSDB_HOST",
+    ]
+  ) {
+    assert.match(help, new RegExp(`\\b${name}\\b`));
+  }
+});
+
+Deno.test("an unknown role and a bad setting stop start-up with exit 2, one line each", async () => {
+  const child = startMain(["bogus", "messages"], {
+    env: { MESSAGES_PORT: "http", LOG_FORMAT: "xml" },
+  });
+  assert.equal(await child.exited(), 2);
+  assert.deepEqual(child.stderr.filter((line) => line.trim() !== ""), [
+    'Unknown role "bogus": expected one of forwarder, messages, proxy, data-api, table, collector, reader, notifier',
+    'Invalid LOG_FORMAT "xml": expected one of text, json',
+    'messages: Invalid MESSAGES_PORT "http": expected an integer from 0 to 65535',
+    "Run with --help to see every role and setting.",
+  ]);
+});
+
+Deno.test(".env is found walking up, the environment wins, --env-file replaces it", async () => {
+  const root = await Deno.makeTempDir({ prefix: "homewire-dotenv-" });
+  const cwd = join(root, "deep", "er");
+  await Deno.mkdir(cwd, { recursive: true });
+  await Deno.writeTextFile(join(root, ".env"), "MESSAGES_PORT=not-a-port\n");
+
+  const fromFile = startMain(["messages"], { cwd });
+  assert.equal(await fromFile.exited(), 2);
+  assert.match(
+    fromFile.stderr.join("\n"),
+    /Invalid MESSAGES_PORT "not-a-port"/,
+  );
+
+  const port = freePort();
+  const envWins = startMain(["messages"], {
+    cwd,
+    env: { MESSAGES_PORT: String(port), MESSAGES_DB: ":memory:" },
+  });
+  await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+  assert.equal(await envWins.stop(), 0);
+
+  const custom = join(root, "custom.env");
+  await Deno.writeTextFile(custom, "LOG_LEVEL=LOUD\n");
+  const named = startMain(["messages", "--env-file", custom], { cwd });
+  assert.equal(await named.exited(), 2);
+  const errors = named.stderr.join("\n");
+  assert.match(errors, /Invalid LOG_LEVEL "LOUD"/);
+  assert.doesNotMatch(errors, /MESSAGES_PORT/);
+
+  const missing = startMain(
+    ["messages", "--env-file", join(root, "nope.env")],
+    { cwd },
+  );
+  assert.equal(await missing.exited(), 2);
+  assert.match(missing.stderr.join("\n"), /Cannot read env file ".*nope\.env"/);
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("a role logs in the product's format and stops on SIGTERM and SIGINT with exit 0", async () => {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    const port = freePort();
+    const child = startMain(["messages"], {
+      env: {
+        MESSAGES_PORT: String(port),
+        MESSAGES_HOST: "127.0.0.1",
+        MESSAGES_DB: ":memory:",
+      },
+    });
+    const line = await child.waitFor(/listening on/);
+    assert.match(line, LOG_LINE);
+    assert.match(
+      line,
+      new RegExp(
+        `\\[INFO\\] messages listening on http://127\\.0\\.0\\.1:${port}$`,
+      ),
+    );
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    assert.deepEqual(await health.json(), { status: "ok" });
+    assert.equal(await child.stop(signal), 0);
+    assert.ok(
+      child.stderr.some((l) =>
+        l.endsWith(`[INFO] Received ${signal}: stopping`)
+      ),
+    );
+  }
+});
+
+Deno.test("LOG_FORMAT=json writes one JSON object per line", async () => {
+  const port = freePort();
+  const child = startMain(["messages"], {
+    env: {
+      MESSAGES_PORT: String(port),
+      MESSAGES_DB: ":memory:",
+      LOG_FORMAT: "json",
+    },
+  });
+  const line = await child.waitFor(/listening on/);
+  const record = JSON.parse(line);
+  assert.equal(record.level, "INFO");
+  assert.match(record.message, /^messages listening on /);
+  assert.equal(await child.stop(), 0);
+});

@@ -71,6 +71,11 @@ export interface RoleDefinition<S extends Schema> {
    * (`table 3838 0.0.0.0 false` sets `TABLE_PORT`, `TABLE_HOST`, `TABLE_OPEN_BROWSER`).
    */
   argsToEnv?(args: readonly string[]): Record<string, string>;
+  /**
+   * Problems that involve several settings together (one sentence each); reported
+   * with the others, so start-up stops with exit code 2.
+   */
+  check?(settings: SettingsOf<S>): string[];
   /** Starts the role. */
   start(settings: SettingsOf<S>, context: RoleContext): Promise<RunningRole>;
 }
@@ -110,6 +115,8 @@ export function defineRole<S extends Schema>(
       }
       const env = { ...context.env, ...definition.argsToEnv?.(context.args) };
       const settings = parseSettings(definition.settings, env);
+      const problems = definition.check?.(settings) ?? [];
+      if (problems.length > 0) throw new SettingsError(problems);
       return (log) => definition.start(settings, { ...context, env, log });
     },
   };

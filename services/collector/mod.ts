@@ -1,16 +1,33 @@
 /**
- * The `collector` role (being built).
+ * The `collector` role: indoor sensors and outdoor weather into the time-series
+ * store, one pass at start and then on a cron schedule (`--once`: a single pass).
  *
  * @module
  */
 import { defineRole } from "../../lib/role.ts";
+import { createPressureSource } from "./pressure/mod.ts";
+import { collectorSettings } from "./settings.ts";
+import { startCollector } from "./start_collector.ts";
 
 /** The `collector` role descriptor. */
 export const collectorRole = defineRole({
   name: "collector",
-  summary: "(not built yet)",
-  settings: {},
-  start() {
-    return Promise.reject(new Error("The collector role is not built yet"));
+  summary:
+    "Writes indoor sensor and outdoor weather points to InfluxDB every 5 minutes (--once: one pass)",
+  usage: "collector [--once]",
+  settings: collectorSettings,
+  start(settings, { flags, log }) {
+    return Promise.resolve(startCollector(settings, {
+      log,
+      once: flags.has("once"),
+      createPressureSource: () => createPressureSource(settings, { log }),
+      // Loaded on first use: the BLE stack is only needed when a thermometer is set.
+      readTemperature: async (address, options) => {
+        const { readTemperature } = await import(
+          "../reader/read_temperature.ts"
+        );
+        return await readTemperature(address, { ...options, log });
+      },
+    }));
   },
 });

@@ -10,7 +10,10 @@ const encoder = new TextEncoder();
  * Compares two byte strings in time that depends only on `expected`'s length, so the
  * position of the first wrong byte of a guess does not show in response times.
  */
-export function timingSafeEqual(given: Uint8Array, expected: Uint8Array): boolean {
+export function timingSafeEqual(
+  given: Uint8Array,
+  expected: Uint8Array,
+): boolean {
   let diff = given.length ^ expected.length;
   for (let i = 0; i < expected.length; i++) {
     diff |= (given[i % Math.max(given.length, 1)] ?? 0) ^ expected[i]!;

@@ -1,16 +1,61 @@
 /**
- * The `messages` role (being built).
+ * The `messages` role: a JSON service storing short message records in SQLite.
  *
  * @module
  */
+import { listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole } from "../../lib/role.ts";
+import { optional, secret, text } from "../../lib/settings.ts";
+import { errorText } from "../../lib/log.ts";
+import { createMessagesApp } from "./app.ts";
+import type { MessageStore } from "./message_store.ts";
+import { openSqliteMessageStore } from "./sqlite_message_store.ts";
 
 /** The `messages` role descriptor. */
 export const messagesRole = defineRole({
   name: "messages",
-  summary: "(not built yet)",
-  settings: {},
-  start() {
-    return Promise.reject(new Error("The messages role is not built yet"));
+  summary: "Message-record JSON service on SQLite (/api/message/resource)",
+  settings: {
+    ...listenSettings("MESSAGES", 8001),
+    MESSAGES_DB: text({
+      description: "SQLite database file (:memory: keeps records in memory)",
+      default: "./data/messages.sqlite3",
+    }),
+    MESSAGES_TOKEN: optional(secret({
+      description:
+        "Bearer token required to create, update and delete (reads stay open)",
+    })),
+  },
+  start(settings, { log }) {
+    const path = settings.MESSAGES_DB;
+    let store: MessageStore;
+    try {
+      store = openSqliteMessageStore(path);
+    } catch (error) {
+      throw new Error(`Cannot open MESSAGES_DB "${path}": ${errorText(error)}`);
+    }
+    log.info(`messages database ${path}`);
+    try {
+      const app = createMessagesApp({
+        store,
+        log,
+        token: settings.MESSAGES_TOKEN,
+      });
+      const server = serveApp(app, {
+        hostname: settings.MESSAGES_HOST,
+        port: settings.MESSAGES_PORT,
+        log,
+        name: "messages",
+      });
+      return Promise.resolve({
+        async stop() {
+          await server.stop();
+          store.close();
+        },
+      });
+    } catch (error) {
+      store.close();
+      throw error;
+    }
   },
 });

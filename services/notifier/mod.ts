@@ -1,16 +1,75 @@
 /**
- * The `notifier` role (being built).
+ * The `notifier` role: `GET /note/{title}/{body}` sends a push note through the
+ * Pushbullet API (or any server speaking its `/v2/pushes` call).
  *
  * @module
  */
-import { defineRole } from "../../lib/role.ts";
+import { listenSettings, serveApp } from "../../lib/http.ts";
+import { defineRole, type RoleDescriptor } from "../../lib/role.ts";
+import { durationMs, optional, secret, url } from "../../lib/settings.ts";
+import { createNotifierApp } from "./app.ts";
+import { createPushClient } from "./push_client.ts";
+import { tokenFileSetting } from "./token_file_setting.ts";
 
-/** The `notifier` role descriptor. */
-export const notifierRole = defineRole({
+/** Every setting of the notifier role. */
+export const notifierSettings = {
+  ...listenSettings("NOTIFIER", 8004),
+  PUSHBULLET_TOKEN: optional(secret({
+    description:
+      "Pushbullet access token (or set PUSHBULLET_CONFIG); wins when both are set",
+  })),
+  PUSHBULLET_CONFIG: optional(tokenFileSetting({
+    description:
+      "Path of a file holding the access token: the token alone, or JSON with a token member",
+  })),
+  PUSH_BASE_URL: url({
+    description: "Base URL of the push API",
+    default: "https://api.pushbullet.com",
+  }),
+  PUSH_TIMEOUT_MS: durationMs({
+    description: "Longest wait for the push API's reply",
+    default: 10_000,
+    min: 1,
+  }),
+};
+
+/**
+ * The `notifier` role descriptor. Besides the per-setting checks, start-up stops with
+ * a settings problem when neither `PUSHBULLET_TOKEN` nor `PUSHBULLET_CONFIG` is set.
+ */
+export const notifierRole: RoleDescriptor = defineRole({
   name: "notifier",
-  summary: "(not built yet)",
-  settings: {},
-  start() {
-    return Promise.reject(new Error("The notifier role is not built yet"));
+  summary: "Turns GET /note/{title}/{body} into a Pushbullet note",
+  settings: notifierSettings,
+  check: (settings) =>
+    settings.PUSHBULLET_TOKEN === undefined &&
+      settings.PUSHBULLET_CONFIG === undefined
+      ? [
+        "Missing PUSHBULLET_TOKEN or PUSHBULLET_CONFIG: set the Pushbullet access token, or the path of a file holding it",
+      ]
+      : [],
+  start(settings, { log }) {
+    const token = settings.PUSHBULLET_TOKEN ??
+      settings.PUSHBULLET_CONFIG?.token;
+    if (token === undefined) {
+      return Promise.reject(new Error("No push token: checked at start-up"));
+    }
+    log.info(
+      settings.PUSHBULLET_TOKEN !== undefined
+        ? "Push token from PUSHBULLET_TOKEN"
+        : `Push token from the file "${settings.PUSHBULLET_CONFIG?.path}"`,
+    );
+    const push = createPushClient({
+      baseUrl: settings.PUSH_BASE_URL,
+      token,
+      timeoutMs: settings.PUSH_TIMEOUT_MS,
+    });
+    const server = serveApp(createNotifierApp({ push, log }), {
+      hostname: settings.NOTIFIER_HOST,
+      port: settings.NOTIFIER_PORT,
+      log,
+      name: "notifier",
+    });
+    return Promise.resolve({ stop: server.stop });
   },
 });

@@ -1,16 +1,51 @@
 /**
- * The `proxy` role (being built).
+ * The `proxy` role: maps a first path segment to a remote base URL and relays the
+ * request there, with CORS headers, so a browser page can reach remote servers.
  *
  * @module
  */
+import { listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole } from "../../lib/role.ts";
+import { durationMs, text } from "../../lib/settings.ts";
+import { createProxyApp } from "./app.ts";
+import { proxyRoutes } from "./routes.ts";
 
 /** The `proxy` role descriptor. */
 export const proxyRole = defineRole({
   name: "proxy",
-  summary: "(not built yet)",
-  settings: {},
-  start() {
-    return Promise.reject(new Error("The proxy role is not built yet"));
+  summary: "Path-mapping CORS proxy: /NAME/rest is relayed to the URL of NAME",
+  settings: {
+    PROXY_ROUTES: proxyRoutes({
+      description:
+        "Registrations name=URL, comma-separated (api=https://example.com/v1,local=http://127.0.0.1:8080)",
+    }),
+    PROXY_ALLOW_ORIGIN: text({
+      description: "Value of Access-Control-Allow-Origin on every answer",
+      default: "*",
+    }),
+    PROXY_TIMEOUT_MS: durationMs({
+      description: "Longest wait for a remote's answer before 504",
+      default: 30_000,
+      min: 1,
+    }),
+    ...listenSettings("PROXY", 8002),
+  },
+  start(settings, { log }) {
+    const app = createProxyApp({
+      routes: settings.PROXY_ROUTES,
+      log,
+      allowOrigin: settings.PROXY_ALLOW_ORIGIN,
+      timeoutMs: settings.PROXY_TIMEOUT_MS,
+    });
+    const server = serveApp(app, {
+      hostname: settings.PROXY_HOST,
+      port: settings.PROXY_PORT,
+      log,
+      name: "proxy",
+    });
+    for (const route of settings.PROXY_ROUTES) {
+      log.info(`proxy route /${route.name} -> ${route.base}`);
+    }
+    return Promise.resolve({ stop: server.stop });
   },
 });

@@ -1,16 +1,90 @@
 /**
- * The `table` role (being built).
+ * The `table` role: a web page showing the data API's reply as a sortable, filterable,
+ * paged table, with a refresh button.
  *
  * @module
  */
-import { defineRole } from "../../lib/role.ts";
+import { listenSettings, serveApp } from "../../lib/http.ts";
+import type { Log } from "../../lib/log.ts";
+import { defineRole, type RunningRole } from "../../lib/role.ts";
+import {
+  boolean,
+  optional,
+  secret,
+  type SettingsOf,
+  url,
+} from "../../lib/settings.ts";
+import { createTableApp } from "./app.ts";
+import { createTableSource } from "./fetch_table.ts";
+import { createBrowserOpener } from "./open_browser.ts";
+
+/** Settings of the `table` role. */
+export const tableSettings = {
+  API_URL: url({ description: "URL of the data API the table shows" }),
+  API_KEY: optional(secret({
+    description:
+      "Bearer token sent to the data API (never sent to the browser)",
+  })),
+  ...listenSettings("TABLE", 3838),
+  TABLE_OPEN_BROWSER: boolean({
+    description: "Open the page in a browser at start",
+    default: true,
+  }),
+};
+
+/** Dependencies of {@linkcode startTable}. */
+export interface StartTableOptions {
+  /** The role's logger. */
+  log: Log;
+  /** Opens the page's URL; never throws. @default the platform's opener */
+  openBrowser?: (url: string) => Promise<void>;
+}
+
+/** Starts the table server and, when asked, opens the page in a browser. */
+export function startTable(
+  settings: SettingsOf<typeof tableSettings>,
+  { log, openBrowser = createBrowserOpener({ log }) }: StartTableOptions,
+): Promise<RunningRole> {
+  const loadTable = createTableSource({
+    apiUrl: settings.API_URL,
+    apiKey: settings.API_KEY,
+  });
+  const server = serveApp(createTableApp({ loadTable, log }), {
+    hostname: settings.TABLE_HOST,
+    port: settings.TABLE_PORT,
+    log,
+    name: "table",
+  });
+  // Not awaited: some openers only return when the browser closes.
+  if (settings.TABLE_OPEN_BROWSER) void openBrowser(`${server.url}/`);
+  return Promise.resolve({ stop: server.stop });
+}
+
+/**
+ * Maps `table [PORT] [HOST] [OPEN_BROWSER]` to `TABLE_PORT`, `TABLE_HOST` and
+ * `TABLE_OPEN_BROWSER` (arguments win over the environment).
+ */
+export function tableArgsToEnv(
+  [port, host, openBrowser]: readonly string[],
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (port !== undefined) env.TABLE_PORT = port;
+  if (host !== undefined) env.TABLE_HOST = host;
+  // R-style T/F too, as the original's users typed them.
+  if (openBrowser !== undefined) {
+    env.TABLE_OPEN_BROWSER = openBrowser.replace(/^t$/i, "true")
+      .replace(/^f$/i, "false");
+  }
+  return env;
+}
 
 /** The `table` role descriptor. */
 export const tableRole = defineRole({
   name: "table",
-  summary: "(not built yet)",
-  settings: {},
-  start() {
-    return Promise.reject(new Error("The table role is not built yet"));
-  },
+  summary: "Web page showing the data API as a table (API_URL)",
+  usage: "table [PORT] [HOST] [OPEN_BROWSER]",
+  settings: tableSettings,
+  maxArgs: 3,
+  argsToEnv: tableArgsToEnv,
+  start: (settings, { log }) => startTable(settings, { log }),
 });

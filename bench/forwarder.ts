@@ -1,0 +1,315 @@
+/**
+ * `deno task bench forwarder`: throughput of the forwarder on 20,000 messages in fauxqs.
+ *
+ * 1. Loopback: ours against a bare receive + batch-delete loop with the same number of
+ *    receives in flight (the queue server's ceiling).
+ * 2. Realistic latency (each queue call delayed 10 ms by a relay, the sink answering
+ *    after 20 ms): ours against the spec's naive loop and against `npm:sqs-consumer`.
+ *
+ * Run directly with a mode (`bare`, `naive`, `consumer`, `relay`), this file is one of
+ * the peers, started as a subprocess by {@linkcode run}.
+ *
+ * @module
+ */
+import {
+  DeleteMessageBatchCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from "@aws-sdk/client-sqs";
+import { startFauxqs } from "../tests/_fauxqs.ts";
+import { freePort, report, reportLimit, spawnDeno } from "./_runner.ts";
+
+const MESSAGES = 20_000;
+const RECEIVERS = 8;
+/** Longest run of one peer; slower peers are measured on what they did by then. */
+const CAP_MS = 25_000;
+const SELF = new URL(import.meta.url).pathname;
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function sqs(endpoint: string): SQSClient {
+  return new SQSClient({
+    region: "us-east-1",
+    endpoint,
+    credentials: { accessKeyId: "bench", secretAccessKey: "bench" },
+  });
+}
+
+/** Peers, each a loop that runs until killed (the bare one until it deleted `total`). */
+const PEERS: Record<string, (args: string[]) => Promise<void>> = {
+  async bare([endpoint, queueUrl, receivers, total]) {
+    const client = sqs(endpoint!);
+    let deleted = 0;
+    await Promise.all(
+      Array.from({ length: Number(receivers) }, async () => {
+        while (deleted < Number(total)) {
+          const { Messages = [] } = await client.send(
+            new ReceiveMessageCommand({
+              QueueUrl: queueUrl,
+              MaxNumberOfMessages: 10,
+              WaitTimeSeconds: 1,
+            }),
+          );
+          if (Messages.length === 0) continue;
+          await client.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: Messages.map((m, i) => ({
+                Id: String(i),
+                ReceiptHandle: m.ReceiptHandle,
+              })),
+            }),
+          );
+          deleted += Messages.length;
+        }
+      }),
+    );
+    client.destroy();
+  },
+
+  // The spec's loop: receive up to 10, post one by one, delete one by one.
+  async naive([endpoint, queueUrl, sink]) {
+    const client = sqs(endpoint!);
+    while (true) {
+      const { Messages = [] } = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+        }),
+      );
+      for (const message of Messages) {
+        const response = await fetch(sink!, {
+          method: "POST",
+          headers: { Authorization: "t", "Content-Type": "application/json" },
+          body: JSON.stringify(message.Body),
+        });
+        await response.arrayBuffer();
+        await client.send(
+          new DeleteMessageCommand({
+            QueueUrl: queueUrl,
+            ReceiptHandle: message.ReceiptHandle,
+          }),
+        );
+      }
+    }
+  },
+
+  async consumer([endpoint, queueUrl, sink]) {
+    const { Consumer } = await import("sqs-consumer");
+    const consumer = Consumer.create({
+      queueUrl: queueUrl!,
+      sqs: sqs(endpoint!),
+      batchSize: 10,
+      waitTimeSeconds: 1,
+      handleMessage: async (message) => {
+        const response = await fetch(sink!, {
+          method: "POST",
+          headers: { Authorization: "t", "Content-Type": "application/json" },
+          body: JSON.stringify(message.Body),
+        });
+        await response.arrayBuffer();
+        return message;
+      },
+    });
+    consumer.start();
+    await new Promise(() => {});
+  },
+
+  // Delays every queue call by `delayMs`, as an in-region SQS call takes.
+  async relay([port, target, delayMs]) {
+    const drop = new Set(["host", "content-length", "connection"]);
+    Deno.serve(
+      { hostname: "127.0.0.1", port: Number(port), onListen: () => {} },
+      async (request) => {
+        const body = await request.arrayBuffer();
+        await pause(Number(delayMs));
+        const headers = [...request.headers].filter(([k]) => !drop.has(k));
+        const url = new URL(request.url);
+        const reply = await fetch(`${target}${url.pathname}${url.search}`, {
+          method: request.method,
+          headers,
+          body: request.method === "GET" ? undefined : body,
+        });
+        const replyHeaders = [...reply.headers].filter(([k]) => !drop.has(k));
+        return new Response(await reply.arrayBuffer(), {
+          status: reply.status,
+          headers: replyHeaders,
+        });
+      },
+    );
+    await new Promise(() => {});
+  },
+};
+
+/** A sink counting the posts it gets, answering after `delayMs`. */
+function startSink(delayMs: number) {
+  let count = 0;
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      await request.arrayBuffer();
+      count++;
+      if (delayMs > 0) await pause(delayMs);
+      return new Response("ok");
+    },
+  );
+  return {
+    url: `http://127.0.0.1:${(server.addr as Deno.NetAddr).port}/hook`,
+    count: () => count,
+    stop: () => server.shutdown(),
+  };
+}
+
+type Fauxqs = Awaited<ReturnType<typeof startFauxqs>>;
+
+/**
+ * Seeds a fresh queue, starts a consumer, and returns its rate in messages per second,
+ * timed from the first message taken to the queue being empty (or to the cap).
+ */
+async function measure(
+  fauxqs: Fauxqs,
+  name: string,
+  start: (queueUrl: string) => ReturnType<typeof spawnDeno>,
+) {
+  const queueUrl = await fauxqs.createQueue(name);
+  const bodies = Array.from({ length: MESSAGES }, (_, i) => `{"n":${i}}`);
+  await fauxqs.send(queueUrl, bodies);
+  const process = start(queueUrl);
+  const begin = Date.now();
+  let first: number | undefined;
+  let left = MESSAGES;
+  while (Date.now() - begin < CAP_MS + 30_000) {
+    const counts = await fauxqs.counts(queueUrl);
+    const now = Date.now();
+    if (first === undefined && counts.visible < MESSAGES) first = now;
+    left = counts.visible + counts.inFlight;
+    if (left === 0 || (first !== undefined && now - first >= CAP_MS)) break;
+    await pause(50);
+  }
+  const elapsed = (Date.now() - (first ?? begin)) / 1000;
+  await process.stop();
+  return { rate: Math.round((MESSAGES - left) / elapsed), process };
+}
+
+function ours(fauxqs: Fauxqs, endpoint: string, sink: string) {
+  return (queueUrl: string) =>
+    spawnDeno(MAIN, ["forwarder"], {
+      env: {
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        HOME: Deno.env.get("HOME") ?? "/tmp",
+        ...fauxqs.env(queueUrl),
+        QUEUE_ENDPOINT_URL: endpoint,
+        HTTP_ENDPOINT: sink,
+        AUTH_BEARER_TOKEN: "t",
+        FORWARDER_RECEIVERS: String(RECEIVERS),
+        FORWARD_CONCURRENCY: String(RECEIVERS * 10),
+        LOG_LEVEL: "WARNING",
+      },
+    });
+}
+
+function peer(mode: string, ...args: string[]) {
+  return (queueUrl: string) =>
+    spawnDeno(SELF, [mode, ...args.map((a) => a.replace("QUEUE", queueUrl))]);
+}
+
+function printRss(label: string, process: ReturnType<typeof spawnDeno>) {
+  const samples = process.rssSamples();
+  reportLimit(`${label} forwarder peak RSS`, process.peakRssMb(), 80, " MB");
+  const quarter = samples[Math.floor(samples.length / 4)] ?? 0;
+  report(
+    `${label} forwarder RSS at end vs at a quarter of the run (flat ~1)`,
+    Math.round(samples.at(-1) ?? 0),
+    Math.round(quarter),
+    " MB",
+  );
+}
+
+/** Runs both scenarios and prints their comparison lines. */
+export async function run(): Promise<void> {
+  console.log(
+    `forwarder settings: FORWARDER_RECEIVERS=${RECEIVERS} FORWARD_CONCURRENCY=${
+      RECEIVERS * 10
+    }; ${MESSAGES} messages per run; slow peers measured over ${
+      CAP_MS / 1000
+    } s`,
+  );
+  const fauxqs = await startFauxqs();
+  const sink = startSink(0);
+  const relayPort = freePort();
+  const relay = spawnDeno(SELF, [
+    "relay",
+    String(relayPort),
+    fauxqs.endpoint,
+    "10",
+  ]);
+  const slowSink = startSink(20);
+  const relayUrl = `http://127.0.0.1:${relayPort}`;
+  try {
+    const bare = await measure(
+      fauxqs,
+      "bare",
+      peer("bare", fauxqs.endpoint, "QUEUE", String(RECEIVERS), "20000"),
+    );
+    const fast = await measure(
+      fauxqs,
+      "ours-loopback",
+      ours(fauxqs, fauxqs.endpoint, sink.url),
+    );
+    report(
+      "1. loopback msg/s vs bare receive+delete loop (target >= 0.8)",
+      fast.rate,
+      bare.rate,
+    );
+    printRss("1.", fast.process);
+
+    const slow = await measure(
+      fauxqs,
+      "ours-latency",
+      ours(fauxqs, relayUrl, slowSink.url),
+    );
+    const naive = await measure(
+      fauxqs,
+      "naive",
+      peer("naive", relayUrl, "QUEUE", slowSink.url),
+    );
+    const consumer = await measure(
+      fauxqs,
+      "consumer",
+      peer("consumer", relayUrl, "QUEUE", slowSink.url),
+    );
+    report(
+      "2. latency msg/s vs the spec's naive loop (target >= 20)",
+      slow.rate,
+      naive.rate,
+    );
+    report(
+      "2. latency msg/s vs sqs-consumer batchSize 10 (target >= 2)",
+      slow.rate,
+      consumer.rate,
+    );
+    printRss("2.", slow.process);
+  } finally {
+    await relay.stop();
+    await sink.stop();
+    await slowSink.stop();
+    await fauxqs.stop();
+  }
+}
+
+if (import.meta.main) {
+  const [mode, ...args] = Deno.args;
+  const peerRun = PEERS[mode ?? ""];
+  if (!peerRun) {
+    console.error(
+      `Unknown mode "${mode}": expected one of ${
+        Object.keys(PEERS).join(", ")
+      }`,
+    );
+    Deno.exit(2);
+  }
+  await peerRun(args);
+}

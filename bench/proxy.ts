@@ -1,0 +1,85 @@
+/**
+ * `deno task bench proxy`: requests per second and p99 latency of the proxy role
+ * relaying GET to a local upstream, against a direct call to that upstream and
+ * against `npm:cors-anywhere` relaying to the same upstream (run under Node).
+ *
+ * @module
+ */
+import {
+  freePort,
+  load,
+  type LoadResult,
+  report,
+  reportLimit,
+  spawn,
+  spawnDeno,
+  waitForHttp,
+} from "./_runner.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const SECONDS = 5;
+const CONNECTIONS = 50;
+const BODY = JSON.stringify({
+  id: 1,
+  author: "Ada",
+  message: "A fixed answer from the upstream",
+});
+
+/** Runs the comparison and prints its lines. */
+export async function run(): Promise<void> {
+  const upstream = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () =>
+      new Response(BODY, { headers: { "content-type": "application/json" } }),
+  );
+  const upstreamUrl = `http://127.0.0.1:${upstream.addr.port}`;
+  const proxyPort = freePort();
+  const ours = spawnDeno(`${ROOT}main.ts`, ["proxy"], {
+    cwd: ROOT,
+    env: {
+      PROXY_ROUTES: `up=${upstreamUrl}/api`,
+      PROXY_HOST: "127.0.0.1",
+      PROXY_PORT: String(proxyPort),
+      LOG_LEVEL: "WARNING",
+    },
+  });
+  const corsPort = freePort();
+  const cors = spawn("node", [
+    "-e",
+    `require("cors-anywhere").createServer({ originWhitelist: [], requireHeader: [], removeHeaders: [] }).listen(${corsPort}, "127.0.0.1")`,
+  ], { cwd: ROOT });
+  try {
+    const targets = {
+      direct: `${upstreamUrl}/api/items`,
+      ours: `http://127.0.0.1:${proxyPort}/up/items`,
+      cors: `http://127.0.0.1:${corsPort}/${upstreamUrl}/api/items`,
+    };
+    for (const url of Object.values(targets)) await waitForHttp(url);
+    const results: Record<string, LoadResult> = {};
+    for (const [name, url] of Object.entries(targets)) {
+      await load({ url, connections: CONNECTIONS, seconds: 1 }); // warm-up
+      results[name] = await load({
+        url,
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+      });
+    }
+    const { direct, ours: mine, cors: peer } = results as Record<
+      "direct" | "ours" | "cors",
+      LoadResult
+    >;
+    console.log(
+      `proxy GET, ${CONNECTIONS} connections, ${SECONDS} s each; errors: ours ${mine.errors}, cors-anywhere ${peer.errors}, direct ${direct.errors}`,
+    );
+    report("proxy GET rps vs cors-anywhere", mine.rps, peer.rps);
+    report("proxy GET rps vs direct upstream", mine.rps, direct.rps);
+    report("proxy GET p99 vs cors-anywhere", mine.p99, peer.p99, " ms");
+    reportLimit("proxy GET p99", mine.p99, 20, " ms");
+  } finally {
+    await cors.stop();
+    await ours.stop();
+    await upstream.shutdown();
+  }
+}
+
+if (import.meta.main) await run();

@@ -1,0 +1,122 @@
+import { GzaasError } from "./gzaas_error.ts";
+
+/** How requests are sent: the fetch to use and the time-out. */
+export interface Transport {
+  fetch: typeof fetch;
+  timeoutMs: number;
+}
+
+/** One call: what it is (for messages), where, how, and which statuses succeed. */
+export interface Call {
+  what: string;
+  url: string;
+  init: RequestInit;
+  okStatuses: readonly number[];
+  signal?: AbortSignal;
+}
+
+/** A successful reply: its status and decoded JSON body. */
+export interface Reply {
+  status: number;
+  value: unknown;
+}
+
+/**
+ * Sends `call` and resolves with its status and decoded JSON body when the status is one of
+ * `okStatuses`; rejects with a {@linkcode GzaasError} otherwise.
+ */
+export async function requestJson(
+  transport: Transport,
+  call: Call,
+): Promise<Reply> {
+  const { status, text } = await send(transport, call);
+  const body = parseJson(text);
+  if (status >= 200 && status < 300 && !call.okStatuses.includes(status)) {
+    throw new GzaasError(
+      `Gzaas API answered ${call.what} with the unexpected status ${status}`,
+      { kind: "invalid-reply", status },
+    );
+  }
+  if (!call.okStatuses.includes(status)) {
+    const errorMessage = serverMessage(body);
+    throw new GzaasError(
+      `Gzaas API answered HTTP ${status} to ${call.what}${
+        errorMessage ? `: ${errorMessage}` : ""
+      }`,
+      { kind: "http", status, errorMessage },
+    );
+  }
+  if (body === undefined) {
+    throw new GzaasError(
+      `Gzaas API answered HTTP ${status} to ${call.what} with invalid JSON`,
+      { kind: "invalid-reply", status },
+    );
+  }
+  return { status, value: body.value };
+}
+
+/** The server's `errorMessage` member, when the body has one. */
+export function serverMessage(
+  body: { value: unknown } | undefined,
+): string | undefined {
+  const value = body?.value;
+  if (typeof value !== "object" || value === null) return undefined;
+  const message = (value as Record<string, unknown>).errorMessage;
+  return typeof message === "string" && message !== "" ? message : undefined;
+}
+
+function parseJson(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+async function send(
+  transport: Transport,
+  call: Call,
+): Promise<{ status: number; text: string }> {
+  const { signal } = call;
+  if (signal?.aborted) throw aborted(call.what, signal.reason);
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, transport.timeoutMs);
+  const onAbort = () => controller.abort(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    // The body is read under the same signal: the time-out covers the whole reply.
+    const response = await transport.fetch(call.url, {
+      ...call.init,
+      signal: controller.signal,
+    });
+    return { status: response.status, text: await response.text() };
+  } catch (error) {
+    if (timedOut) {
+      throw new GzaasError(
+        `Gzaas API did not answer ${call.what} within ${transport.timeoutMs} ms`,
+        { kind: "timeout", cause: error },
+      );
+    }
+    if (signal?.aborted) throw aborted(call.what, signal.reason);
+    throw new GzaasError(
+      `Gzaas API unreachable for ${call.what}: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+      { kind: "network", cause: error },
+    );
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+function aborted(what: string, reason: unknown): GzaasError {
+  return new GzaasError(`${what} aborted by the caller`, {
+    kind: "aborted",
+    cause: reason,
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * One collector pass: the indoor and outdoor steps at the same start time, each
+ * failing alone, every point logged and handed to the writer.
+ *
+ * @module
+ */
+import { errorText, type Log } from "../../lib/log.ts";
+import { describeSample, type Sample, toLineProtocol } from "./sample.ts";
+
+/**
+ * A collector step: reads its sources and returns the points to write, all timed
+ * `time` (the pass's start) unless the source gives its own time.
+ */
+export type Step = (time: Date, signal?: AbortSignal) => Promise<Sample[]>;
+
+/** What {@linkcode createCollector} needs. */
+export interface CollectorOptions {
+  /** The indoor step (sensors). */
+  indoor: Step;
+  /** The outdoor step (weather API). */
+  outdoor: Step;
+  /** Where the points go. */
+  write(lines: readonly string[]): void;
+  /** Logger. */
+  log: Log;
+  /** The clock. @default () => new Date() */
+  now?: () => Date;
+}
+
+/** A collector. */
+export interface Collector {
+  /** Runs both steps once; never rejects. Resolves with the points written. */
+  runPass(signal?: AbortSignal): Promise<Sample[]>;
+}
+
+/**
+ * Builds a {@linkcode Collector}. Both steps start together at the pass's start time
+ * (UTC); each writes its points as soon as it ends. A step that throws is logged at
+ * ERROR and the other step goes on.
+ *
+ * @example
+ * ```ts
+ * const collector = createCollector({ indoor, outdoor, write: writer.write, log });
+ * await collector.runPass();
+ * ```
+ */
+export function createCollector(options: CollectorOptions): Collector {
+  const { log, now = () => new Date() } = options;
+
+  const write = (samples: readonly Sample[]) => {
+    const lines: string[] = [];
+    for (const sample of samples) {
+      try {
+        lines.push(toLineProtocol(sample));
+        log.info(describeSample(sample));
+      } catch (error) {
+        log.error(
+          `Point ${sample.measurement} not written: ${errorText(error)}`,
+        );
+      }
+    }
+    if (lines.length > 0) options.write(lines);
+  };
+
+  const runStep = async (
+    name: string,
+    step: Step,
+    time: Date,
+    signal?: AbortSignal,
+  ): Promise<Sample[]> => {
+    try {
+      const samples = await step(time, signal);
+      write(samples);
+      return samples;
+    } catch (error) {
+      log.error(`${name} step failed: ${errorText(error)}`);
+      return [];
+    }
+  };
+
+  return {
+    async runPass(signal) {
+      const time = now();
+      log.debug(`Collector pass at ${time.toISOString()}`);
+      const [indoor, outdoor] = await Promise.all([
+        runStep("Indoor", options.indoor, time, signal),
+        runStep("Outdoor", options.outdoor, time, signal),
+      ]);
+      return [...indoor, ...outdoor];
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * The indoor step: pressure from the attached sensor and temperature (with humidity)
+ * from the BLE thermometer, each bounded in time and failing alone.
+ *
+ * @module
+ */
+import { errorText, type Log } from "../../lib/log.ts";
+import { deadline, raceSignal } from "./_deadline.ts";
+import type { Step } from "./collector.ts";
+import { float, type Sample } from "./sample.ts";
+
+/** A pressure sensor: `read()` resolves with the pressure in hPa. */
+export interface PressureReader {
+  /** Reads the pressure in hPa. */
+  read(): Promise<number>;
+}
+
+/** A thermometer reading (the BeeWi sensor's). */
+export interface ThermometerReading {
+  /** Degrees Celsius. */
+  temperature: number;
+  /** Relative humidity in percent. */
+  humidity: number;
+}
+
+/** Reads the thermometer once; `undefined` when it gave no reading in time. */
+export type ReadThermometer = (options: {
+  timeoutMs: number;
+  signal: AbortSignal;
+}) => Promise<ThermometerReading | undefined>;
+
+/** What {@linkcode createIndoorStep} needs. */
+export interface IndoorStepOptions {
+  /**
+   * Returns the pressure sensor, `undefined` when none is configured; may throw when
+   * the sensor cannot be set up (reported at ERROR, retried next pass).
+   */
+  pressure: () => PressureReader | undefined;
+  /** The thermometer; `undefined` when it is not configured (see `missing`). */
+  thermometer?: ReadThermometer;
+  /** Why there is no thermometer, e.g. the missing address. */
+  missing?: string;
+  /** Time the thermometer gets for a reading; the pressure sensor gets the same. */
+  timeoutMs: number;
+  /** Extra time after `timeoutMs` before a hung read is abandoned. @default 5000 */
+  graceMs?: number;
+  /** Logger for readings that fail. */
+  log: Log;
+}
+
+/**
+ * Builds the indoor step. It writes each reading it obtained: when the thermometer
+ * fails, the pressure is still written and the failure logged at ERROR (and the other
+ * way round). A read that hangs is abandoned after `timeoutMs + graceMs`.
+ */
+export function createIndoorStep(options: IndoorStepOptions): Step {
+  const { log, timeoutMs, graceMs = 5000 } = options;
+  const bounded = async <T>(
+    what: string,
+    read: (signal: AbortSignal) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> => {
+    const limit = deadline(timeoutMs + graceMs, signal);
+    try {
+      return await raceSignal(read(limit.signal), limit.signal);
+    } catch (error) {
+      if (limit.expired()) {
+        throw new Error(
+          `${what} gave no answer within ${timeoutMs + graceMs} ms`,
+        );
+      }
+      throw error;
+    } finally {
+      limit.clear();
+    }
+  };
+
+  const readPressure = async (time: Date, signal?: AbortSignal) => {
+    const sensor = options.pressure();
+    if (!sensor) return [];
+    const hPa = await bounded("Pressure sensor", () => sensor.read(), signal);
+    if (!Number.isFinite(hPa)) {
+      throw new Error(`Pressure sensor returned "${hPa}": expected hPa`);
+    }
+    return [sample("home_pressure", time, hPa)];
+  };
+
+  const readThermometer = async (time: Date, signal?: AbortSignal) => {
+    const thermometer = options.thermometer;
+    if (!thermometer) throw new Error(options.missing ?? "No thermometer");
+    const reading = await bounded(
+      "Thermometer",
+      (inner) => thermometer({ timeoutMs, signal: inner }),
+      signal,
+    );
+    if (!reading) {
+      throw new Error(`Thermometer gave no reading within ${timeoutMs} ms`);
+    }
+    return [
+      sample("home_temperature", time, reading.temperature),
+      sample("home_humidity", time, reading.humidity),
+    ];
+  };
+
+  return async (time, signal) => {
+    const [pressure, temperature] = await Promise.allSettled([
+      readPressure(time, signal),
+      readThermometer(time, signal),
+    ]);
+    const samples: Sample[] = [];
+    for (
+      const [what, result] of [["pressure", pressure], [
+        "temperature",
+        temperature,
+      ]] as const
+    ) {
+      if (result.status === "fulfilled") samples.push(...result.value);
+      else {
+        log.error(
+          `Indoor step: no ${what} reading: ${errorText(result.reason)}`,
+        );
+      }
+    }
+    return samples;
+  };
+}
+
+function sample(measurement: string, time: Date, value: number): Sample {
+  return { measurement, location: "in", time, fields: { value: float(value) } };
+}

@@ -1,0 +1,184 @@
+import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { createMemoryLog } from "../../lib/log.ts";
+import { createIndoorStep, type ReadThermometer } from "./indoor_step.ts";
+import { float, type Sample } from "./sample.ts";
+
+const time = new Date("2026-11-21T20:15:00Z");
+const pressure = () => ({ read: () => Promise.resolve(1013.25) });
+const thermometer: ReadThermometer = () =>
+  Promise.resolve({ temperature: -3.5, humidity: 64 });
+
+Deno.test("createIndoorStep() writes pressure, temperature and humidity", async () => {
+  const log = createMemoryLog();
+  const indoor = createIndoorStep({
+    pressure,
+    thermometer,
+    timeoutMs: 100,
+    log,
+  });
+  assert.deepEqual(await indoor(time), [
+    {
+      measurement: "home_pressure",
+      location: "in",
+      time,
+      fields: { value: float(1013.25) },
+    },
+    {
+      measurement: "home_temperature",
+      location: "in",
+      time,
+      fields: { value: float(-3.5) },
+    },
+    {
+      measurement: "home_humidity",
+      location: "in",
+      time,
+      fields: { value: float(64) },
+    },
+  ]);
+  assert.deepEqual(log.entries, []);
+});
+
+Deno.test("createIndoorStep() passes its time limit to the thermometer", async () => {
+  const seen: number[] = [];
+  const indoor = createIndoorStep({
+    pressure: () => undefined,
+    thermometer: ({ timeoutMs }) => {
+      seen.push(timeoutMs);
+      return Promise.resolve(undefined);
+    },
+    timeoutMs: 1234,
+    log: createMemoryLog(),
+  });
+  assert.deepEqual(await indoor(time), []);
+  assert.deepEqual(seen, [1234]);
+});
+
+Deno.test("createIndoorStep() still writes pressure when the thermometer fails", async (t) => {
+  const cases: [string, ReadThermometer | undefined, RegExp][] = [
+    [
+      "rejects",
+      () => Promise.reject(new Error("Bluetooth is unavailable")),
+      /Bluetooth is unavailable/,
+    ],
+    ["no reading", () => Promise.resolve(undefined), /no reading within 50 ms/],
+    [
+      "hangs",
+      () => new Promise(() => {}),
+      /Thermometer gave no answer within 80 ms/,
+    ],
+    ["not configured", undefined, /TEMPERATURE_SENSOR is not set/],
+  ];
+  for (const [name, read, reason] of cases) {
+    await t.step(name, async () => {
+      const log = createMemoryLog();
+      const indoor = createIndoorStep({
+        pressure,
+        thermometer: read,
+        missing: "TEMPERATURE_SENSOR is not set",
+        timeoutMs: 50,
+        graceMs: 30,
+        log,
+      });
+      const samples = await indoor(time);
+      assert.deepEqual(samples.map((s) => s.measurement), ["home_pressure"]);
+      assert.equal(log.at("ERROR").length, 1);
+      assert.match(
+        log.at("ERROR")[0]!,
+        /^Indoor step: no temperature reading: /,
+      );
+      assert.match(log.at("ERROR")[0]!, reason);
+    });
+  }
+});
+
+Deno.test("createIndoorStep() still writes the temperature when pressure fails", async (t) => {
+  const cases: [string, () => { read(): Promise<number> }, RegExp][] = [
+    ["setup throws", () => {
+      throw new Error('No IIO device with a pressure channel under "/sys"');
+    }, /No IIO device/],
+    [
+      "read rejects",
+      () => ({ read: () => Promise.reject(new Error("EIO")) }),
+      /EIO/,
+    ],
+    [
+      "not a number",
+      () => ({ read: () => Promise.resolve(NaN) }),
+      /returned "NaN"/,
+    ],
+    [
+      "hangs",
+      () => ({ read: () => new Promise<number>(() => {}) }),
+      /no answer/,
+    ],
+  ];
+  for (const [name, source, reason] of cases) {
+    await t.step(name, async () => {
+      const log = createMemoryLog();
+      const indoor = createIndoorStep({
+        pressure: source,
+        thermometer,
+        timeoutMs: 20,
+        graceMs: 20,
+        log,
+      });
+      const samples = await indoor(time);
+      assert.deepEqual(samples.map((s) => s.measurement), [
+        "home_temperature",
+        "home_humidity",
+      ]);
+      assert.match(log.at("ERROR")[0]!, /^Indoor step: no pressure reading: /);
+      assert.match(log.at("ERROR")[0]!, reason);
+    });
+  }
+});
+
+Deno.test("createIndoorStep() aborts the thermometer when the pass is stopped", async () => {
+  const stop = new AbortController();
+  let aborted = false;
+  const indoor = createIndoorStep({
+    pressure: () => undefined,
+    thermometer: ({ signal }) =>
+      new Promise((resolve) => {
+        signal.addEventListener("abort", () => {
+          aborted = true;
+          resolve(undefined);
+        });
+      }),
+    timeoutMs: 60_000,
+    log: createMemoryLog(),
+  });
+  const pass = indoor(time, stop.signal);
+  stop.abort();
+  assert.deepEqual(await pass, []);
+  assert.equal(aborted, true);
+});
+
+Deno.test("createIndoorStep() abandons a hung scan after the reader's 20 s plus grace", async () => {
+  const clock = FakeTimers.install({
+    toFake: ["setTimeout", "clearTimeout", "Date"],
+  });
+  try {
+    const log = createMemoryLog();
+    const indoor = createIndoorStep({
+      pressure,
+      thermometer: () => new Promise(() => {}),
+      timeoutMs: 20_000,
+      log,
+    });
+    let samples: Sample[] | undefined;
+    const pass = indoor(time).then((result) => samples = result);
+    await clock.tickAsync(24_999);
+    assert.equal(samples, undefined);
+    await clock.tickAsync(1);
+    await pass;
+    assert.deepEqual(samples!.map((s) => s.measurement), ["home_pressure"]);
+    assert.deepEqual(log.at("ERROR"), [
+      "Indoor step: no temperature reading: Thermometer gave no answer within 25000 ms",
+    ]);
+  } finally {
+    clock.uninstall();
+  }
+});

@@ -1,0 +1,127 @@
+/**
+ * The collector's settings. Only `TSDB_HOST` is required: a step whose own settings
+ * are missing (the weather key, the thermometer address) reports it at ERROR on every
+ * pass while the other step still runs.
+ *
+ * @module
+ */
+import {
+  choice,
+  decimal,
+  durationMs,
+  integer,
+  optional,
+  port,
+  secret,
+  type Setting,
+  type SettingsOf,
+  text,
+  url,
+} from "../../lib/settings.ts";
+import { cronSchedule } from "./cron_schedule.ts";
+import { pressureSettings } from "./pressure/mod.ts";
+import { baseUrl } from "./tsdb_target.ts";
+
+/** A host name, `host:port`, or an http(s) base URL of the store. */
+function tsdbHost(): Setting<string> {
+  const setting = text({
+    description: "Host (or base URL) of the time-series store",
+  });
+  return {
+    ...setting,
+    read(raw) {
+      const value = setting.read(raw);
+      let parsed: URL | undefined;
+      try {
+        parsed = new URL(baseUrl(value, 8086));
+      } catch {
+        // reported below
+      }
+      if (!parsed || !["http:", "https:"].includes(parsed.protocol)) {
+        throw new Error("expected a host name or an http(s) base URL");
+      }
+      return value;
+    },
+  };
+}
+
+/** Every environment variable the `collector` role reads. */
+export const collectorSettings = {
+  COLLECTOR_SCHEDULE: cronSchedule({
+    description: "Cron expression (UTC) of the collector passes",
+    default: "*/5 * * * *",
+  }),
+  TEMPERATURE_SENSOR: optional(text({
+    description: "BLE address of the BeeWi thermometer (indoor temperature)",
+  })),
+  TEMPERATURE_TIMEOUT_MS: durationMs({
+    description: "Time the thermometer scan gets for a reading on each pass",
+    default: 20_000,
+    min: 1,
+  }),
+  WEATHER_API_KEY: optional(secret({
+    description: "OpenWeatherMap API key (the outdoor step needs it)",
+  })),
+  WEATHER_BASE_URL: url({
+    description: "Base URL of the weather API",
+    default: "https://api.openweathermap.org",
+  }),
+  WEATHER_CITY_ID: integer({
+    description: "OpenWeatherMap city id for the weather and forecast calls",
+    default: 3117735,
+    min: 1,
+  }),
+  WEATHER_LAT: decimal({
+    description: "Latitude for the UV index call",
+    default: 40.4165,
+  }),
+  WEATHER_LON: decimal({
+    description: "Longitude for the UV index call",
+    default: -3.7026,
+  }),
+  WEATHER_UVI_SOURCE: choice(["uvi", "onecall"], {
+    description:
+      "UV index from /data/2.5/uvi (uvi) or current.uvi of /data/3.0/onecall",
+    default: "uvi",
+  }),
+  WEATHER_TIMEOUT_MS: durationMs({
+    description: "Time limit of one weather call",
+    default: 10_000,
+    min: 1,
+  }),
+  TSDB_HOST: tsdbHost(),
+  TSDB_PORT: port({
+    description: "Port of the time-series store",
+    default: 8086,
+  }),
+  TSDB_DATABASE: text({
+    description:
+      "Database of the time-series store (v1), and the v2 bucket when TSDB_BUCKET is unset",
+    default: "home",
+  }),
+  TSDB_API: choice(["v1", "v2"], {
+    description: "Write API: v1 (/write?db=) or v2 (/api/v2/write)",
+    default: "v1",
+  }),
+  TSDB_ORG: optional(text({ description: "Organisation (v2)" })),
+  TSDB_BUCKET: optional(text({
+    description: "Bucket (v2; default TSDB_DATABASE)",
+  })),
+  TSDB_TOKEN: optional(secret({ description: "API token (v2)" })),
+  TSDB_USERNAME: optional(text({ description: "User name (v1)" })),
+  TSDB_PASSWORD: optional(secret({ description: "Password (v1)" })),
+  TSDB_BUFFER_LIMIT: integer({
+    description: "Most points kept for retry while the store is down",
+    default: 10_000,
+    min: 1,
+  }),
+  TSDB_TIMEOUT_MS: durationMs({
+    description: "Time limit of one write request",
+    default: 10_000,
+    min: 1,
+  }),
+  ...pressureSettings,
+};
+
+/** The parsed collector settings. */
+export type CollectorSettings = SettingsOf<typeof collectorSettings>;

@@ -1,0 +1,169 @@
+/**
+ * Builds a running collector from its settings and dependencies: the steps, the
+ * writer, the first pass, the schedule (or the single `--once` pass) and the stop.
+ *
+ * @module
+ */
+import type { Log } from "../../lib/log.ts";
+import type { RunningRole } from "../../lib/role.ts";
+import { createCollector } from "./collector.ts";
+import {
+  createIndoorStep,
+  type PressureReader,
+  type ThermometerReading,
+} from "./indoor_step.ts";
+import { createOutdoorStep } from "./outdoor_step.ts";
+import type { CollectorSettings } from "./settings.ts";
+import { tsdbTarget } from "./tsdb_target.ts";
+import { createTsdbWriter } from "./tsdb_writer.ts";
+import { createWeatherClient } from "./weather_client.ts";
+
+/** Registers `handler` on a cron expression until `signal` aborts. */
+export type Schedule = (
+  expression: string,
+  handler: () => Promise<void>,
+  signal: AbortSignal,
+) => void;
+
+/** What {@linkcode startCollector} needs besides its settings. */
+export interface CollectorDependencies {
+  /** Logger. */
+  log: Log;
+  /** Run a single pass, flush, and end (`--once`). */
+  once: boolean;
+  /** Creates the pressure sensor (`undefined` for none); may throw. */
+  createPressureSource(): PressureReader | undefined;
+  /** Reads the BLE thermometer at `address`. */
+  readTemperature(
+    address: string,
+    options: { timeoutMs: number; signal: AbortSignal },
+  ): Promise<ThermometerReading | undefined>;
+  /** @default Deno.cron */
+  schedule?: Schedule;
+  /** The fetch for weather calls and writes. @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** Bound of the final flush on stop. @default 10000 */
+  finalFlushMs?: number;
+  /** Backoff between write retries. @default { baseMs: 1000, maxMs: 60000 } */
+  backoff?: { baseMs: number; maxMs: number };
+  /** Extra time a hung sensor read gets before it is abandoned. @default 5000 */
+  graceMs?: number;
+}
+
+const denoCron: Schedule = (expression, handler, signal) => {
+  Deno.cron("homewire collector", expression, { signal }, handler);
+};
+
+/**
+ * Starts the collector: one pass now, then one per schedule tick; with `once`, one
+ * pass whose `done` resolves with 0 after the final flush.
+ */
+export function startCollector(
+  settings: CollectorSettings,
+  deps: CollectorDependencies,
+): RunningRole {
+  const { log } = deps;
+  const target = tsdbTarget({
+    host: settings.TSDB_HOST,
+    port: settings.TSDB_PORT,
+    api: settings.TSDB_API,
+    database: settings.TSDB_DATABASE,
+    org: settings.TSDB_ORG,
+    bucket: settings.TSDB_BUCKET,
+    token: settings.TSDB_TOKEN,
+    username: settings.TSDB_USERNAME,
+    password: settings.TSDB_PASSWORD,
+  });
+  const writer = createTsdbWriter({
+    target,
+    bufferLimit: settings.TSDB_BUFFER_LIMIT,
+    timeoutMs: settings.TSDB_TIMEOUT_MS,
+    backoff: deps.backoff,
+    fetch: deps.fetch,
+    log,
+  });
+
+  let pressure: PressureReader | undefined | null = null;
+  const address = settings.TEMPERATURE_SENSOR;
+  const indoor = createIndoorStep({
+    pressure: () =>
+      pressure === null ? pressure = deps.createPressureSource() : pressure,
+    thermometer: address === undefined
+      ? undefined
+      : (options) => deps.readTemperature(address, options),
+    missing:
+      "TEMPERATURE_SENSOR is not set: set the BLE address of the thermometer",
+    timeoutMs: settings.TEMPERATURE_TIMEOUT_MS,
+    graceMs: deps.graceMs,
+    log,
+  });
+  const apiKey = settings.WEATHER_API_KEY;
+  const outdoor = createOutdoorStep({
+    weather: apiKey === undefined ? undefined : createWeatherClient({
+      baseUrl: settings.WEATHER_BASE_URL,
+      apiKey,
+      cityId: String(settings.WEATHER_CITY_ID),
+      lat: settings.WEATHER_LAT,
+      lon: settings.WEATHER_LON,
+      uviSource: settings.WEATHER_UVI_SOURCE,
+      timeoutMs: settings.WEATHER_TIMEOUT_MS,
+      fetch: deps.fetch,
+      log,
+    }),
+    missing: "WEATHER_API_KEY is not set: set the OpenWeatherMap API key",
+    uviSource: settings.WEATHER_UVI_SOURCE,
+    log,
+  });
+  const collector = createCollector({
+    indoor,
+    outdoor,
+    write: (lines) => writer.write(lines),
+    log,
+  });
+
+  const stopping = new AbortController();
+  const finalFlushMs = deps.finalFlushMs ?? 10_000;
+  let current: Promise<unknown> | undefined;
+  const pass = async () => {
+    if (current) {
+      log.warn("Collector pass skipped: the previous pass is still running");
+      return;
+    }
+    current = collector.runPass(stopping.signal);
+    try {
+      await current;
+    } finally {
+      current = undefined;
+    }
+  };
+
+  if (deps.once) {
+    log.info(`collector: one pass, writing to ${target.label}`);
+    const done = pass().then(() => writer.close(finalFlushMs)).then(() => 0);
+    return {
+      done,
+      async stop() {
+        stopping.abort();
+        await done;
+      },
+    };
+  }
+
+  log.info(
+    `collector started: schedule "${settings.COLLECTOR_SCHEDULE}", writing to ${target.label}`,
+  );
+  (deps.schedule ?? denoCron)(
+    settings.COLLECTOR_SCHEDULE,
+    pass,
+    stopping.signal,
+  );
+  const first = pass();
+  return {
+    async stop() {
+      stopping.abort();
+      await first;
+      await current;
+      await writer.close(finalFlushMs);
+    },
+  };
+}

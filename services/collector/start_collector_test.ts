@@ -1,0 +1,199 @@
+import assert from "node:assert/strict";
+import { createMemoryLog } from "../../lib/log.ts";
+import { parseSettings } from "../../lib/settings.ts";
+import { startStore } from "./_store_stand_in.ts";
+import { startWeatherStandIn } from "./_weather_stand_in.ts";
+import { collectorSettings } from "./settings.ts";
+import {
+  type CollectorDependencies,
+  type Schedule,
+  startCollector,
+} from "./start_collector.ts";
+
+function harness(env: Record<string, string> = {}) {
+  const store = startStore();
+  const weather = startWeatherStandIn();
+  const settings = parseSettings(collectorSettings, {
+    TSDB_HOST: "127.0.0.1",
+    TSDB_PORT: String(store.port),
+    WEATHER_API_KEY: "k",
+    WEATHER_BASE_URL: weather.url,
+    TEMPERATURE_SENSOR: "AA:BB:CC:DD:EE:FF",
+    TEMPERATURE_TIMEOUT_MS: "200",
+    ...env,
+  });
+  const log = createMemoryLog();
+  const ticks: { expression: string; handler: () => Promise<void> }[] = [];
+  const schedule: Schedule = (expression, handler) => {
+    ticks.push({ expression, handler });
+  };
+  const addresses: string[] = [];
+  const deps: CollectorDependencies = {
+    log,
+    once: false,
+    schedule,
+    createPressureSource: () => ({ read: () => Promise.resolve(1009.5) }),
+    readTemperature: (address) => {
+      addresses.push(address);
+      return Promise.resolve({ temperature: 21.5, humidity: 40, battery: 90 });
+    },
+    finalFlushMs: 2000,
+  };
+  return {
+    store,
+    weather,
+    settings,
+    log,
+    ticks,
+    addresses,
+    deps,
+    async close() {
+      await weather.close();
+      await store.close();
+    },
+  };
+}
+
+const ALL = [
+  "home_pressure,location=in",
+  "home_temperature,location=in",
+  "home_humidity,location=in",
+  "home_pressure,location=out",
+  "home_humidity,location=out",
+  "home_temperature,location=out",
+  "home_rain,location=out",
+  "home_uvi,location=out",
+  "home_weather_forecast,location=out",
+  "home_weather_forecast,location=out",
+  "home_weather_forecast,location=out",
+];
+
+function series(lines: string[]): string[] {
+  return lines.map((line) => line.split(" ")[0]!).sort();
+}
+
+Deno.test("startCollector() runs a pass at start and one per schedule tick", async () => {
+  const h = harness({ COLLECTOR_SCHEDULE: "*/10 * * * *" });
+  const role = startCollector(h.settings, h.deps);
+  try {
+    assert.equal(role.done, undefined);
+    assert.equal(h.ticks.length, 1);
+    assert.equal(h.ticks[0]!.expression, "*/10 * * * *");
+    await waitUntil(() => h.store.lines().length === ALL.length);
+    await h.ticks[0]!.handler();
+    await waitUntil(() => h.store.lines().length === 2 * ALL.length);
+    assert.deepEqual(series(h.store.lines()), series([...ALL, ...ALL]));
+    assert.deepEqual(h.addresses, ["AA:BB:CC:DD:EE:FF", "AA:BB:CC:DD:EE:FF"]);
+    assert.deepEqual(h.log.at("ERROR"), []);
+    assert.equal(
+      h.log.at("INFO").filter((l) => l.startsWith("Write ")).length,
+      2 * ALL.length,
+    );
+  } finally {
+    await role.stop();
+    await h.close();
+  }
+});
+
+Deno.test("startCollector() skips a tick while the previous pass runs", async () => {
+  const h = harness();
+  let release = () => {};
+  const slow = new Promise<void>((resolve) => release = resolve);
+  const role = startCollector(h.settings, {
+    ...h.deps,
+    createPressureSource: () => ({
+      read: () => slow.then(() => 1000),
+    }),
+  });
+  try {
+    await h.ticks[0]!.handler();
+    assert.deepEqual(h.log.at("WARNING"), [
+      "Collector pass skipped: the previous pass is still running",
+    ]);
+    release();
+  } finally {
+    await role.stop();
+    await h.close();
+  }
+});
+
+Deno.test("startCollector() with once runs one pass and ends after the flush", async () => {
+  const h = harness();
+  const role = startCollector(h.settings, { ...h.deps, once: true });
+  try {
+    assert.equal(await role.done, 0);
+    assert.deepEqual(series(h.store.lines()), series(ALL));
+    assert.equal(h.ticks.length, 0);
+  } finally {
+    await role.stop();
+    await h.close();
+  }
+});
+
+Deno.test("startCollector() without a weather key still runs the indoor step", async () => {
+  const h = harness({ WEATHER_API_KEY: "" });
+  const role = startCollector(h.settings, h.deps);
+  try {
+    await waitUntil(() => h.store.lines().length === 3);
+    await h.ticks[0]!.handler();
+    await waitUntil(() => h.store.lines().length === 6);
+    assert.deepEqual(h.log.at("ERROR"), [
+      "Outdoor step failed: WEATHER_API_KEY is not set: set the OpenWeatherMap API key",
+      "Outdoor step failed: WEATHER_API_KEY is not set: set the OpenWeatherMap API key",
+    ]);
+    assert.deepEqual(h.weather.requests, []);
+  } finally {
+    await role.stop();
+    await h.close();
+  }
+});
+
+Deno.test("startCollector() without a thermometer address still writes pressure", async () => {
+  const h = harness({ TEMPERATURE_SENSOR: "" });
+  const role = startCollector(h.settings, { ...h.deps, once: true });
+  try {
+    assert.equal(await role.done, 0);
+    assert.ok(
+      h.store.lines().some((l) => l.startsWith("home_pressure,location=in ")),
+    );
+    assert.ok(
+      !h.store.lines().some((l) =>
+        l.startsWith("home_temperature,location=in ")
+      ),
+    );
+    assert.deepEqual(h.log.at("ERROR"), [
+      "Indoor step: no temperature reading: TEMPERATURE_SENSOR is not set: set the BLE address of the thermometer",
+    ]);
+    assert.deepEqual(h.addresses, []);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("startCollector() stop() aborts a hung thermometer and flushes", async () => {
+  const h = harness({ TEMPERATURE_TIMEOUT_MS: "60000" });
+  const role = startCollector(h.settings, {
+    ...h.deps,
+    readTemperature: (_address, { signal }) =>
+      new Promise((_, reject) =>
+        signal.addEventListener("abort", () => reject(signal.reason))
+      ),
+  });
+  await waitUntil(() => h.store.lines().length === ALL.length - 3);
+  const started = Date.now();
+  await role.stop();
+  assert.ok(Date.now() - started < 5000);
+  assert.match(h.log.at("ERROR")[0]!, /^Indoor step: no temperature reading/);
+  assert.ok(
+    h.store.lines().some((l) => l.startsWith("home_pressure,location=in ")),
+  );
+  await h.close();
+});
+
+async function waitUntil(condition: () => boolean, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("Condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

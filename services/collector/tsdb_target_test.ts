@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import { tsdbTarget } from "./tsdb_target.ts";
+
+Deno.test("tsdbTarget() builds the v1 /write URL with basic auth", () => {
+  const target = tsdbTarget({
+    host: "influx.local",
+    port: 8086,
+    api: "v1",
+    database: "home",
+    username: "pi",
+    password: "sécret",
+  });
+  assert.equal(
+    target.url,
+    "http://influx.local:8086/write?db=home&precision=ms",
+  );
+  assert.equal(target.label, target.url);
+  const encoded = target.headers.Authorization!.replace("Basic ", "");
+  const bytes = Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0));
+  assert.equal(new TextDecoder().decode(bytes), "pi:sécret");
+});
+
+Deno.test("tsdbTarget() builds the v2 URL with org, bucket and token", () => {
+  const target = tsdbTarget({
+    host: "https://tsdb.example.com/",
+    port: 8086,
+    api: "v2",
+    database: "home",
+    org: "my org",
+    token: "t0k",
+  });
+  assert.equal(
+    target.url,
+    "https://tsdb.example.com/api/v2/write?org=my+org&bucket=home&precision=ms",
+  );
+  assert.equal(target.headers.Authorization, "Token t0k");
+  assert.equal(
+    tsdbTarget({ host: "::1", port: 1, api: "v2", database: "d", bucket: "b" })
+      .url,
+    "http://[::1]:1/api/v2/write?bucket=b&precision=ms",
+  );
+});
+
+Deno.test("tsdbTarget() moves credentials of a host URL into a header", () => {
+  const target = tsdbTarget({
+    host: "https://pi:p%40ss@tsdb.example.com:8443",
+    port: 8086,
+    api: "v1",
+    database: "home",
+  });
+  assert.equal(
+    target.url,
+    "https://tsdb.example.com:8443/write?db=home&precision=ms",
+  );
+  assert.equal(target.headers.Authorization, `Basic ${btoa("pi:p@ss")}`);
+  assert.ok(!target.label.includes("p@ss") && !target.label.includes("p%40ss"));
+});
+
+Deno.test("tsdbTarget() keeps a port written in the host", () => {
+  const url = (host: string) =>
+    tsdbTarget({ host, port: 8086, api: "v1", database: "d" }).url;
+  assert.equal(
+    url("influx:9999"),
+    "http://influx:9999/write?db=d&precision=ms",
+  );
+  assert.equal(url("fe80::1"), "http://[fe80::1]:8086/write?db=d&precision=ms");
+  assert.equal(url("[::1]:7"), "http://[::1]:7/write?db=d&precision=ms");
+});

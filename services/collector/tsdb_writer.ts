@@ -1,0 +1,188 @@
+/**
+ * Posts line protocol to the time-series store with a bounded retry buffer: points
+ * that cannot be written yet are kept (oldest dropped when full) and retried with
+ * backoff, so nothing is lost while the store is briefly down.
+ *
+ * @module
+ */
+import { backoffDelay, sleep } from "../../lib/backoff.ts";
+import { errorText, type Log } from "../../lib/log.ts";
+import { deadline, raceSignal } from "./_deadline.ts";
+import type { TsdbTarget } from "./tsdb_target.ts";
+
+/** What {@linkcode createTsdbWriter} needs. */
+export interface TsdbWriterOptions {
+  /** The write endpoint. */
+  target: TsdbTarget;
+  /** Most points kept while the store cannot be reached. */
+  bufferLimit: number;
+  /** Logger. */
+  log: Log;
+  /** The fetch to use. @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** Time limit of one write request. @default 10000 */
+  timeoutMs?: number;
+  /** Most points per request. @default 5000 */
+  batchSize?: number;
+  /** Backoff between retries. @default { baseMs: 1000, maxMs: 60000 } */
+  backoff?: { baseMs: number; maxMs: number };
+}
+
+/** The writer of {@linkcode createTsdbWriter}. */
+export interface TsdbWriter {
+  /** Queues lines of line protocol and starts sending them. */
+  write(lines: readonly string[]): void;
+  /** Waits until every queued point is written or dropped, at most `timeoutMs`. */
+  flush(timeoutMs: number): Promise<boolean>;
+  /**
+   * Final flush: waits at most `timeoutMs` for the queue to drain, then gives up,
+   * logging at ERROR how many points were not written. Later writes are ignored.
+   */
+  close(timeoutMs: number): Promise<void>;
+  /** Points waiting to be written. */
+  readonly pending: number;
+}
+
+type Outcome = { kind: "written" } | { kind: "retry" | "drop"; reason: string };
+
+interface Entry {
+  readonly line: string;
+}
+
+/**
+ * Builds a {@linkcode TsdbWriter}. Connection errors, time-outs, 429 and 5xx keep the
+ * batch for a retry with backoff (WARNING once per outage); any other 4xx drops the
+ * batch with an ERROR naming the store's reason.
+ */
+export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
+  const { target, log, bufferLimit } = options;
+  const fetchFn = options.fetch ?? fetch;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const batchSize = options.batchSize ?? 5000;
+  const backoff = options.backoff ?? { baseMs: 1000, maxMs: 60_000 };
+  const stopping = new AbortController();
+  let buffer: Entry[] = [];
+  let draining: Promise<void> | undefined;
+  let closed = false;
+  let lastReason = "";
+
+  async function post(batch: readonly Entry[]): Promise<Outcome> {
+    const limit = deadline(timeoutMs, stopping.signal);
+    try {
+      const response = await fetchFn(target.url, {
+        method: "POST",
+        headers: target.headers,
+        body: batch.map((entry) => entry.line).join("\n"),
+        signal: limit.signal,
+      });
+      const text = await response.text();
+      if (response.ok) return { kind: "written" };
+      const reason = `${response.status} ${storeMessage(text)}`.trim();
+      const retry = response.status === 429 || response.status >= 500;
+      return { kind: retry ? "retry" : "drop", reason };
+    } catch (error) {
+      return {
+        kind: "retry",
+        reason: limit.expired()
+          ? `no answer within ${timeoutMs} ms`
+          : errorText(error),
+      };
+    } finally {
+      limit.clear();
+    }
+  }
+
+  async function drain(): Promise<void> {
+    let attempt = 0;
+    while (buffer.length > 0 && !stopping.signal.aborted) {
+      const batch = buffer.slice(0, batchSize);
+      const outcome = await post(batch);
+      if (outcome.kind === "retry") {
+        lastReason = outcome.reason;
+        if (attempt === 0) {
+          log.warn(
+            `Time-series store ${target.label} unavailable: ${outcome.reason}; keeping ${buffer.length} points for retry`,
+          );
+        } else log.debug(`Write retry ${attempt} failed: ${outcome.reason}`);
+        await sleep(backoffDelay(attempt++, backoff), stopping.signal);
+        continue;
+      }
+      const sent = new Set(batch);
+      buffer = buffer.filter((entry) => !sent.has(entry));
+      if (outcome.kind === "drop") {
+        log.error(
+          `Time-series store refused ${batch.length} points, dropped: ${outcome.reason}`,
+        );
+      } else if (attempt > 0) {
+        log.info(
+          `Time-series store reachable again: wrote ${batch.length} points`,
+        );
+      } else log.debug(`Wrote ${batch.length} points`);
+      attempt = 0;
+    }
+  }
+
+  function kick(): Promise<void> {
+    draining ??= drain().finally(() => {
+      draining = undefined;
+      if (buffer.length > 0 && !stopping.signal.aborted) kick();
+    });
+    return draining;
+  }
+
+  async function flush(timeoutMs: number): Promise<boolean> {
+    const limit = deadline(timeoutMs);
+    try {
+      while (buffer.length > 0 && !limit.signal.aborted) {
+        await raceSignal(kick(), limit.signal).catch(() => {});
+      }
+    } finally {
+      limit.clear();
+    }
+    return buffer.length === 0;
+  }
+
+  return {
+    get pending() {
+      return buffer.length;
+    },
+    write(lines) {
+      if (closed) return;
+      buffer.push(...lines.map((line) => ({ line })));
+      const excess = buffer.length - bufferLimit;
+      if (excess > 0) {
+        buffer.splice(0, excess);
+        log.warn(
+          `Time-series buffer full (${bufferLimit} points): dropped the ${excess} oldest`,
+        );
+      }
+      kick();
+    },
+    flush,
+    async close(timeoutMs) {
+      closed = true;
+      const empty = await flush(timeoutMs);
+      stopping.abort();
+      await draining;
+      if (!empty && buffer.length > 0) {
+        log.error(
+          `${buffer.length} points not written to the time-series store: ${
+            lastReason || "no answer in time"
+          }`,
+        );
+      }
+    },
+  };
+}
+
+/** The store's error text: `{"error": "..."}` (InfluxDB 1.x), `{"message": ...}` or raw. */
+function storeMessage(text: string): string {
+  try {
+    const body = JSON.parse(text);
+    const message = body?.error ?? body?.message;
+    if (typeof message === "string") return message;
+  } catch {
+    // not JSON: the raw text
+  }
+  return text.trim().slice(0, 300);
+}

@@ -1,0 +1,129 @@
+/**
+ * The three weather calls of the spec (OpenWeatherMap API): current weather, UV index
+ * and forecast, each with a time limit.
+ *
+ * @module
+ */
+import { errorText, type Log } from "../../lib/log.ts";
+import { deadline } from "./_deadline.ts";
+
+/** Where the UV index comes from: the spec's `/data/2.5/uvi` or `/data/3.0/onecall`. */
+export type UviSource = "uvi" | "onecall";
+
+/** What {@linkcode createWeatherClient} needs. */
+export interface WeatherClientOptions {
+  /** Base URL of the API, e.g. `https://api.openweathermap.org`. */
+  baseUrl: string;
+  /** The `appid` key (never logged). */
+  apiKey: string;
+  /** City id for the weather and forecast calls. */
+  cityId: string;
+  /** Latitude for the UV call. */
+  lat: number;
+  /** Longitude for the UV call. */
+  lon: number;
+  /** Which UV endpoint to call. */
+  uviSource: UviSource;
+  /** Time limit of one call, reply body included. */
+  timeoutMs: number;
+  /** Logger for replies that are not 200. */
+  log: Log;
+  /** The fetch to use. @default globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+/**
+ * The weather calls. Each resolves with the decoded JSON reply when the status is 200,
+ * with `undefined` (after a WARNING) for any other status, and rejects on a network
+ * error, a time-out or a reply that is not JSON.
+ */
+export interface WeatherClient {
+  /** `GET /data/2.5/weather?id=&appid=&units=metric`. */
+  current(signal?: AbortSignal): Promise<unknown | undefined>;
+  /** `GET /data/2.5/uvi?lat=&lon=&appid=` (or the `onecall` variant). */
+  uvi(signal?: AbortSignal): Promise<unknown | undefined>;
+  /** `GET /data/2.5/forecast?id=&appid=&units=metric`. */
+  forecast(signal?: AbortSignal): Promise<unknown | undefined>;
+}
+
+/**
+ * Builds a {@linkcode WeatherClient}.
+ *
+ * @example
+ * ```ts
+ * const weather = createWeatherClient({ baseUrl: "https://api.openweathermap.org",
+ *   apiKey, cityId: "3117735", lat: 40.4165, lon: -3.7026, uviSource: "uvi",
+ *   timeoutMs: 10_000, log });
+ * const reply = await weather.current();
+ * ```
+ */
+export function createWeatherClient(
+  options: WeatherClientOptions,
+): WeatherClient {
+  const fetchFn = options.fetch ?? fetch;
+  const base = options.baseUrl.replace(/\/+$/, "");
+
+  async function get(
+    path: string,
+    query: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<unknown | undefined> {
+    const url = new URL(base + path);
+    for (const [name, value] of Object.entries(query)) {
+      url.searchParams.set(name, value);
+    }
+    const limit = deadline(options.timeoutMs, signal);
+    let body: string;
+    try {
+      const response = await fetchFn(url, { signal: limit.signal });
+      if (response.status !== 200) {
+        await response.body?.cancel();
+        options.log.warn(
+          `Weather call ${path} answered ${response.status}: its points are skipped`,
+        );
+        return undefined;
+      }
+      body = await response.text();
+    } catch (error) {
+      if (limit.expired()) {
+        throw new Error(
+          `Weather call ${path} timed out after ${options.timeoutMs} ms`,
+        );
+      }
+      // Deno's network errors quote the URL, which holds the key.
+      const detail = errorText(error)
+        .replaceAll(options.apiKey, "***")
+        .replaceAll(encodeURIComponent(options.apiKey), "***");
+      throw new Error(`Weather call ${path} failed: ${detail}`);
+    } finally {
+      limit.clear();
+    }
+    try {
+      return JSON.parse(body);
+    } catch (error) {
+      throw new Error(
+        `Weather call ${path} answered 200 with a body that is not JSON: ${
+          errorText(error)
+        }`,
+      );
+    }
+  }
+
+  const city = { id: options.cityId, appid: options.apiKey, units: "metric" };
+  const coordinates = {
+    lat: String(options.lat),
+    lon: String(options.lon),
+    appid: options.apiKey,
+  };
+  return {
+    current: (signal) => get("/data/2.5/weather", city, signal),
+    forecast: (signal) => get("/data/2.5/forecast", city, signal),
+    uvi: (signal) =>
+      options.uviSource === "uvi"
+        ? get("/data/2.5/uvi", coordinates, signal)
+        : get("/data/3.0/onecall", {
+          ...coordinates,
+          exclude: "minutely,hourly,daily,alerts",
+        }, signal),
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * The forwarder loop: receive a batch, post every body concurrently, delete the posted
+ * messages with one batch delete, again, until stopped.
+ *
+ * @module
+ */
+import { backoffDelay, type BackoffOptions, sleep } from "../../lib/backoff.ts";
+import { errorText, type Log } from "../../lib/log.ts";
+import { startHeartbeat } from "./heartbeat.ts";
+import { createLimiter } from "./limiter.ts";
+import { createMetrics, type ForwarderMetrics } from "./metrics.ts";
+import type { Post } from "./poster.ts";
+import type { Queue, QueueMessage } from "./sqs_queue.ts";
+
+/** Tuning of {@linkcode createForwarder}. */
+export interface ForwarderTuning {
+  /** Receive calls in flight at once. @default 1 */
+  receivers?: number;
+  /** Most posts in flight at once, over all batches. @default 10 */
+  concurrency?: number;
+  /** Replies with these statuses leave the message in the queue. @default none */
+  retryStatuses?: ReadonlySet<number>;
+  /** Visibility timeout asked for on receive, in seconds; the queue's when unset. */
+  visibilityTimeout?: number;
+  /** Longest wait at stop for the batches in hand. @default 25000 */
+  shutdownTimeoutMs?: number;
+  /** Backoff after a failed receive. @default 1 s to 60 s */
+  backoff?: BackoffOptions;
+}
+
+/** Options of {@linkcode createForwarder}. */
+export interface ForwarderOptions {
+  queue: Queue;
+  post: Post;
+  log: Log;
+  metrics?: ForwarderMetrics;
+  settings?: ForwarderTuning;
+}
+
+/** A forwarder. */
+export interface Forwarder {
+  /** Runs the loop; resolves after {@linkcode Forwarder.stop} once all is settled. */
+  run(): Promise<void>;
+  /** Stops receiving, finishes the batches in hand (bounded), waits for the deletes. */
+  stop(): Promise<void>;
+}
+
+/** Visibility timeout assumed when the queue cannot tell its own (the SQS default). */
+const FALLBACK_VISIBILITY_SECONDS = 30;
+
+/**
+ * Returns a {@linkcode Forwarder}. Per message: the body is logged at INFO and posted;
+ * any HTTP status outside `retryStatuses` gets the message deleted; an error (refused,
+ * DNS, time-out) is logged at ERROR and leaves it in the queue. A failed receive is
+ * logged at ERROR and retried with capped, jittered backoff; the loop never ends on its
+ * own.
+ *
+ * @example
+ * ```ts
+ * const forwarder = createForwarder({ queue, post, log, settings: { concurrency: 10 } });
+ * const running = forwarder.run();
+ * // on SIGTERM:
+ * await forwarder.stop();
+ * ```
+ */
+export function createForwarder(options: ForwarderOptions): Forwarder {
+  const { queue, post, log } = options;
+  const metrics = options.metrics ?? createMetrics();
+  const tuning = options.settings ?? {};
+  const retryStatuses = tuning.retryStatuses ?? new Set<number>();
+  const limiter = createLimiter(tuning.concurrency ?? 10);
+  const stopping = new AbortController();
+  const aborting = new AbortController();
+  const deletes = new Set<Promise<void>>();
+  let queueVisibility: number | undefined = tuning.visibilityTimeout;
+  let visibilityWarned = false;
+  let running: Promise<void> | undefined;
+
+  async function visibilitySeconds(): Promise<number> {
+    if (queueVisibility !== undefined) return queueVisibility;
+    try {
+      queueVisibility = await queue.visibilityTimeout();
+      return queueVisibility;
+    } catch (error) {
+      if (!visibilityWarned) {
+        visibilityWarned = true;
+        log.warn(
+          `Cannot read the queue's visibility timeout: ${
+            errorText(error)
+          }; assuming ${FALLBACK_VISIBILITY_SECONDS} s (set QUEUE_VISIBILITY_TIMEOUT)`,
+        );
+      }
+      return FALLBACK_VISIBILITY_SECONDS;
+    }
+  }
+
+  /** Posts one message; true when it may be deleted. */
+  async function forward(message: QueueMessage): Promise<boolean> {
+    log.info(message.body);
+    const started = performance.now();
+    try {
+      const status = await post(message.body, aborting.signal);
+      metrics.observePost(performance.now() - started);
+      if (retryStatuses.has(status)) {
+        metrics.count("retried");
+        log.warn(
+          `Endpoint answered ${status} for message ${message.id}: left in the queue for redelivery`,
+        );
+        return false;
+      }
+      metrics.count("posted");
+      return true;
+    } catch (error) {
+      metrics.count("failed");
+      log.error(
+        `Cannot post message ${message.id}: ${
+          errorText(error)
+        }; left in the queue`,
+      );
+      return false;
+    }
+  }
+
+  async function remove(messages: QueueMessage[]): Promise<void> {
+    try {
+      const failed = await queue.deleteBatch(messages);
+      metrics.count("deleted", messages.length - failed.length);
+      for (const { message, reason } of failed) {
+        log.error(
+          `Cannot delete message ${message.id}: ${reason}; it will be delivered again`,
+        );
+      }
+    } catch (error) {
+      log.error(
+        `Cannot delete ${messages.length} messages: ${
+          errorText(error)
+        }; they will be delivered again`,
+      );
+    }
+  }
+
+  async function handle(messages: QueueMessage[]): Promise<void> {
+    metrics.count("received", messages.length);
+    const heartbeat = startHeartbeat({
+      queue,
+      log,
+      messages,
+      visibilitySeconds: await visibilitySeconds(),
+    });
+    const outcomes = await Promise.all(
+      messages.map((message) =>
+        limiter.run(async () => {
+          const ok = await forward(message);
+          heartbeat.done(message);
+          return ok;
+        })
+      ),
+    );
+    await heartbeat.stop();
+    const posted = messages.filter((_, i) => outcomes[i]);
+    if (posted.length === 0) return;
+    // The delete runs while the next receive is under way; stop() waits for it.
+    const deletion = remove(posted).finally(() => deletes.delete(deletion));
+    deletes.add(deletion);
+  }
+
+  async function receiveLoop(): Promise<void> {
+    let failures = 0;
+    while (!stopping.signal.aborted) {
+      let messages: QueueMessage[];
+      try {
+        messages = await queue.receive(stopping.signal);
+        failures = 0;
+      } catch (error) {
+        if (stopping.signal.aborted) break;
+        const delay = backoffDelay(failures++, tuning.backoff);
+        log.error(
+          `Cannot receive from the queue: ${
+            errorText(error)
+          }; retrying in ${delay} ms`,
+        );
+        await sleep(delay, stopping.signal);
+        continue;
+      }
+      if (messages.length > 0) await handle(messages);
+    }
+  }
+
+  return {
+    run() {
+      running ??= (async () => {
+        const loops = Array.from(
+          { length: tuning.receivers ?? 1 },
+          () => receiveLoop(),
+        );
+        await Promise.all(loops);
+        await Promise.all(deletes);
+      })();
+      return running;
+    },
+    async stop() {
+      stopping.abort();
+      if (!running) return;
+      const limitMs = tuning.shutdownTimeoutMs ?? 25_000;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const expired = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), limitMs);
+      });
+      const late = await Promise.race([running.then(() => false), expired]);
+      clearTimeout(timer);
+      if (late) {
+        log.warn(
+          `Posts still running after ${limitMs} ms: abandoning them (their messages stay in the queue)`,
+        );
+        aborting.abort();
+        await running;
+      }
+    },
+  };
+}

@@ -1,0 +1,181 @@
+import assert from "node:assert/strict";
+import { createMemoryLog } from "../../lib/log.ts";
+import { startFauxqs } from "../../tests/_fauxqs.ts";
+import { createForwarder, type ForwarderTuning } from "./forwarder.ts";
+import { createMetrics } from "./metrics.ts";
+import { createPoster } from "./poster.ts";
+import { createSqsQueue } from "./sqs_queue.ts";
+import { startSink } from "./_test_sink.ts";
+import type { SQSClient } from "@aws-sdk/client-sqs";
+
+function setup(
+  client: SQSClient,
+  queueUrl: string,
+  endpoint: string,
+  tuning: ForwarderTuning = {},
+  timeoutMs = 2000,
+) {
+  const log = createMemoryLog();
+  const metrics = createMetrics();
+  const forwarder = createForwarder({
+    queue: createSqsQueue({
+      client,
+      queueUrl,
+      maxMessages: 10,
+      waitTimeSeconds: 1,
+      visibilityTimeout: tuning.visibilityTimeout,
+    }),
+    post: createPoster({ endpoint, token: "Bearer t", timeoutMs }),
+    log,
+    metrics,
+    settings: { backoff: { baseMs: 50, maxMs: 200 }, ...tuning },
+  });
+  return { log, metrics, forwarder, running: forwarder.run() };
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("Condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+Deno.test("createForwarder()", async (t) => {
+  const fauxqs = await startFauxqs();
+  const empty = (url: string) => async () => {
+    const counts = await fauxqs.counts(url);
+    return counts.visible + counts.inFlight === 0;
+  };
+
+  await t.step(
+    "posts each body once and deletes after 2xx, 4xx and 5xx",
+    async () => {
+      const url = await fauxqs.createQueue("statuses");
+      const sink = startSink({
+        status: (r) =>
+          r.body.includes("four") ? 404 : r.body.includes("five") ? 503 : 200,
+      });
+      const bodies = [
+        "two",
+        "four",
+        "five",
+        ...Array.from({ length: 22 }, (_, i) => `m${i}`),
+      ];
+      await fauxqs.send(url, bodies);
+      const { log, metrics, forwarder } = setup(fauxqs.client, url, sink.url);
+      await until(empty(url));
+      await forwarder.stop();
+      await sink.stop();
+      assert.deepEqual(
+        sink.bodies().sort(),
+        bodies.map((b) => JSON.stringify(b)).sort(),
+      );
+      for (const body of bodies) assert.ok(log.at("INFO").includes(body));
+      assert.equal(metrics.value("deleted"), bodies.length);
+      assert.deepEqual(log.at("ERROR"), []);
+    },
+  );
+
+  await t.step(
+    "leaves a message whose post fails and goes on with the others",
+    async () => {
+      const url = await fauxqs.createQueue("refused", {
+        VisibilityTimeout: "1",
+      });
+      const sink = startSink();
+      const port = sink.port;
+      await sink.stop();
+      await fauxqs.send(url, ["lost-for-now"]);
+      const { log, forwarder } = setup(
+        fauxqs.client,
+        url,
+        `http://127.0.0.1:${port}/`,
+      );
+      await until(() => Promise.resolve(log.at("ERROR").length > 0));
+      assert.match(
+        log.at("ERROR")[0]!,
+        /^Cannot post message .+; left in the queue$/,
+      );
+      const back = startSink({ port });
+      await back.waitFor(1);
+      await until(empty(url));
+      await forwarder.stop();
+      await back.stop();
+      assert.deepEqual(back.bodies(), ['"lost-for-now"']);
+    },
+  );
+
+  await t.step(
+    "leaves messages answered with a retry status in the queue",
+    async () => {
+      const url = await fauxqs.createQueue("retry", { VisibilityTimeout: "1" });
+      let calls = 0;
+      const sink = startSink({ status: () => ++calls === 1 ? 503 : 200 });
+      await fauxqs.send(url, ["again"]);
+      const { log, metrics, forwarder } = setup(fauxqs.client, url, sink.url, {
+        retryStatuses: new Set([503]),
+      });
+      await sink.waitFor(1);
+      assert.equal((await fauxqs.counts(url)).inFlight, 1);
+      await sink.waitFor(2);
+      await until(empty(url));
+      await forwarder.stop();
+      await sink.stop();
+      assert.equal(metrics.value("retried"), 1);
+      assert.match(log.at("WARNING")[0]!, /answered 503/);
+    },
+  );
+
+  await t.step("extends the visibility while a post outlasts it", async () => {
+    const url = await fauxqs.createQueue("slow");
+    const sink = startSink({ delayMs: 2600 });
+    await fauxqs.send(url, ["slow"]);
+    const { forwarder } = setup(fauxqs.client, url, sink.url, {
+      visibilityTimeout: 1,
+      receivers: 2,
+    }, 5000);
+    await until(empty(url));
+    await forwarder.stop();
+    await sink.stop();
+    assert.deepEqual(sink.bodies(), ['"slow"']);
+  });
+
+  await t.step("backs off and recovers when receiving fails", async () => {
+    const url = `${fauxqs.endpoint}/000000000000/later`;
+    const sink = startSink();
+    const { log, forwarder } = setup(fauxqs.client, url, sink.url);
+    await until(() => Promise.resolve(log.at("ERROR").length >= 2));
+    assert.match(
+      log.at("ERROR")[0]!,
+      /^Cannot receive from the queue: .+; retrying in \d+ ms$/,
+    );
+    await fauxqs.createQueue("later");
+    await fauxqs.send(url, ["finally"]);
+    await sink.waitFor(1);
+    await until(empty(url));
+    await forwarder.stop();
+    await sink.stop();
+  });
+
+  await t.step(
+    "stop() finishes the batch in hand and receives no more",
+    async () => {
+      const url = await fauxqs.createQueue("stopping");
+      const sink = startSink({ delayMs: 500 });
+      await fauxqs.send(url, Array.from({ length: 15 }, (_, i) => `s${i}`));
+      const { forwarder, running } = setup(fauxqs.client, url, sink.url, {
+        concurrency: 10,
+      });
+      await sink.waitFor(1);
+      await forwarder.stop();
+      await running;
+      const counts = await fauxqs.counts(url);
+      assert.equal(sink.requests.length, 10);
+      assert.deepEqual(counts, { visible: 5, inFlight: 0 });
+      await sink.stop();
+    },
+  );
+
+  await fauxqs.stop();
+});

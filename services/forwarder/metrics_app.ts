@@ -1,0 +1,29 @@
+/**
+ * The optional metrics endpoint: `GET /healthz` and `GET /metrics`.
+ *
+ * @module
+ */
+import type { Hono } from "hono";
+import { createHttpApp } from "../../lib/http.ts";
+import type { Log } from "../../lib/log.ts";
+import type { ForwarderMetrics } from "./metrics.ts";
+
+/**
+ * Returns the metrics app: `GET /healthz` answers `{"status":"ok"}`, `GET /metrics`
+ * the Prometheus text of `metrics`.
+ *
+ * @example
+ * ```ts
+ * const app = createMetricsApp({ metrics: createMetrics(), log });
+ * ```
+ */
+export function createMetricsApp(
+  options: { metrics: ForwarderMetrics; log: Log },
+): Hono {
+  const app = createHttpApp({ log: options.log });
+  app.get("/metrics", (c) =>
+    c.text(options.metrics.render(), 200, {
+      "Content-Type": "text/plain; version=0.0.4; charset=utf-8",
+    }));
+  return app;
+}

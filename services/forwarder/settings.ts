@@ -1,0 +1,154 @@
+/**
+ * Every environment variable the `forwarder` role reads, and the one rule that spans
+ * several of them (two keys or a profile).
+ *
+ * @module
+ */
+import {
+  choice,
+  durationMs,
+  integer,
+  optional,
+  port,
+  secret,
+  type Setting,
+  type SettingsOf,
+  text,
+  url,
+} from "../../lib/settings.ts";
+import { statusList } from "./status_list.ts";
+
+/** A secret that must be usable as an HTTP header value. */
+function headerSecret(description: string): Setting<string> {
+  const base = secret({ description });
+  return {
+    ...base,
+    read(raw) {
+      const value = base.read(raw);
+      if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(value)) {
+        throw new Error(
+          "expected a value usable in an HTTP header: no control or non-Latin-1 characters",
+        );
+      }
+      return value;
+    },
+  };
+}
+
+/** The forwarder's settings schema, keyed by environment variable. */
+export const forwarderSettings = {
+  QUEUE_ACCESS_KEY_ID: optional(
+    text({ description: "Access key id of the queue (or set QUEUE_PROFILE)" }),
+  ),
+  QUEUE_SECRET_ACCESS_KEY: optional(
+    secret({ description: "Secret access key of the queue" }),
+  ),
+  QUEUE_PROFILE: optional(
+    text({
+      description:
+        "Named profile of the shared AWS config files, instead of the two keys",
+    }),
+  ),
+  QUEUE_REGION: text({ description: "Region of the queue, e.g. eu-west-1" }),
+  QUEUE_URL: url({ description: "URL of the queue to read" }),
+  QUEUE_ENDPOINT_URL: optional(
+    url({
+      description:
+        "Endpoint of an SQS-compatible server (default: derived from QUEUE_URL)",
+    }),
+  ),
+  HTTP_ENDPOINT: url({ description: "URL that receives each message body" }),
+  AUTH_BEARER_TOKEN: headerSecret(
+    "Authorization header value of the POST, sent exactly as given",
+  ),
+  QUEUE_MAX_NUMBER_OF_MESSAGES: integer({
+    description: "Messages asked for per receive call",
+    default: 10,
+    min: 1,
+    max: 10,
+  }),
+  QUEUE_WAIT_TIME_SECONDS: integer({
+    description: "Long-polling wait of a receive call, in seconds",
+    default: 20,
+    min: 0,
+    max: 20,
+  }),
+  QUEUE_VISIBILITY_TIMEOUT: optional(integer({
+    description:
+      "Visibility timeout asked for on receive, in seconds (default: the queue's)",
+    min: 1,
+    max: 43_200,
+  })),
+  HTTP_TIMEOUT_MS: durationMs({
+    description: "Time-out of one POST; a time-out leaves the message queued",
+    default: 30_000,
+    min: 1,
+  }),
+  FORWARD_CONCURRENCY: integer({
+    description: "Most POSTs in flight at once",
+    default: 10,
+    min: 1,
+    max: 1000,
+  }),
+  FORWARDER_RECEIVERS: integer({
+    description: "Receive calls in flight at once",
+    default: 1,
+    min: 1,
+    max: 100,
+  }),
+  FORWARD_RETRY_STATUSES: statusList({
+    description:
+      "HTTP statuses that leave the message queued for redelivery, e.g. 429,500-599",
+  }),
+  FORWARD_BODY: choice(["json", "raw"] as const, {
+    description:
+      "json posts the Body as a JSON string; raw posts the Body unchanged",
+    default: "json",
+  }),
+  FORWARDER_METRICS_HOST: text({
+    description: "Address of the metrics endpoint",
+    default: "0.0.0.0",
+  }),
+  FORWARDER_METRICS_PORT: optional(port({
+    description: "Port of GET /metrics and GET /healthz (default: no endpoint)",
+  })),
+};
+
+/** The parsed forwarder settings. */
+export type ForwarderSettings = SettingsOf<typeof forwarderSettings>;
+
+/** The credential settings, as parsed. */
+export interface CredentialSettings {
+  readonly QUEUE_ACCESS_KEY_ID?: string;
+  readonly QUEUE_SECRET_ACCESS_KEY?: string;
+  readonly QUEUE_PROFILE?: string;
+}
+
+/**
+ * Returns the problems of the credential settings: both keys, or a profile, are needed.
+ *
+ * @example
+ * ```ts
+ * credentialProblems({ QUEUE_PROFILE: "prod" }); // []
+ * ```
+ */
+export function credentialProblems(settings: CredentialSettings): string[] {
+  const id = settings.QUEUE_ACCESS_KEY_ID !== undefined;
+  const key = settings.QUEUE_SECRET_ACCESS_KEY !== undefined;
+  if (id && key) return [];
+  if (id) {
+    return [
+      "Missing QUEUE_SECRET_ACCESS_KEY: it goes with QUEUE_ACCESS_KEY_ID (or use QUEUE_PROFILE alone)",
+    ];
+  }
+  if (key) {
+    return [
+      "Missing QUEUE_ACCESS_KEY_ID: it goes with QUEUE_SECRET_ACCESS_KEY (or use QUEUE_PROFILE alone)",
+    ];
+  }
+  if (settings.QUEUE_PROFILE !== undefined) return [];
+  return [
+    "Missing QUEUE_ACCESS_KEY_ID: access key id of the queue (or set QUEUE_PROFILE instead of both keys)",
+    "Missing QUEUE_SECRET_ACCESS_KEY: secret access key of the queue (or set QUEUE_PROFILE instead of both keys)",
+  ];
+}

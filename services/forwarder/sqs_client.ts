@@ -1,0 +1,78 @@
+/**
+ * Builds the SQS client from the forwarder's settings.
+ *
+ * @module
+ */
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { fromIni } from "@aws-sdk/credential-providers";
+import type { Log } from "../../lib/log.ts";
+import type { CredentialSettings } from "./settings.ts";
+
+/** What {@linkcode createSqsClient} reads. */
+export interface SqsClientSettings extends CredentialSettings {
+  readonly QUEUE_REGION: string;
+  readonly QUEUE_URL: string;
+  readonly QUEUE_ENDPOINT_URL?: string;
+}
+
+/**
+ * Returns the endpoint the client talks to: `QUEUE_ENDPOINT_URL` when set; for a queue
+ * URL outside AWS (an SQS-compatible server), the queue URL's origin, with a
+ * `*.localhost` host written as `localhost` (RFC 6761) so it resolves everywhere;
+ * otherwise `undefined` (the SDK's regional AWS endpoint).
+ *
+ * @example
+ * ```ts
+ * queueEndpoint("http://sqs.us-east-1.localhost:4566/000000000000/q"); // "http://localhost:4566"
+ * ```
+ */
+export function queueEndpoint(
+  queueUrl: string,
+  endpointUrl?: string,
+): string | undefined {
+  if (endpointUrl !== undefined) return endpointUrl;
+  const url = new URL(queueUrl);
+  if (/(^|\.)amazonaws\.com(\.cn)?$/.test(url.hostname)) return undefined;
+  if (url.hostname.endsWith(".localhost")) url.hostname = "localhost";
+  return url.origin;
+}
+
+/** Joins the SDK's logger arguments into one line. */
+function line(parts: unknown[]): string {
+  return parts.map((part) =>
+    typeof part === "string"
+      ? part
+      : part instanceof Error
+      ? part.message
+      : JSON.stringify(part)
+  ).join(" ");
+}
+
+/**
+ * Returns an SQS client with the configured credentials (both keys, or the named
+ * profile of the shared AWS config files) whose own logging only reaches `log` from
+ * WARNING up.
+ */
+export function createSqsClient(
+  settings: SqsClientSettings,
+  log: Log,
+): SQSClient {
+  const keys = settings.QUEUE_ACCESS_KEY_ID !== undefined &&
+    settings.QUEUE_SECRET_ACCESS_KEY !== undefined;
+  return new SQSClient({
+    region: settings.QUEUE_REGION,
+    endpoint: queueEndpoint(settings.QUEUE_URL, settings.QUEUE_ENDPOINT_URL),
+    credentials: keys
+      ? {
+        accessKeyId: settings.QUEUE_ACCESS_KEY_ID!,
+        secretAccessKey: settings.QUEUE_SECRET_ACCESS_KEY!,
+      }
+      : fromIni({ profile: settings.QUEUE_PROFILE }),
+    logger: {
+      debug: () => {},
+      info: () => {},
+      warn: (...parts: unknown[]) => log.warn(line(parts)),
+      error: (...parts: unknown[]) => log.error(line(parts)),
+    },
+  });
+}

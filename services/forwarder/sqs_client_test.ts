@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { queueEndpoint } from "./sqs_client.ts";
+import { credentialProblems } from "./settings.ts";
+
+Deno.test("queueEndpoint()", async (t) => {
+  await t.step("prefers QUEUE_ENDPOINT_URL", () => {
+    assert.equal(
+      queueEndpoint("https://sqs.eu-west-1.amazonaws.com/1/q", "http://h:1"),
+      "http://h:1",
+    );
+  });
+  await t.step("leaves AWS queue URLs to the SDK", () => {
+    assert.equal(
+      queueEndpoint("https://sqs.eu-west-1.amazonaws.com/123/q"),
+      undefined,
+    );
+  });
+  await t.step("uses the origin of another server's queue URL", () => {
+    assert.equal(
+      queueEndpoint("http://127.0.0.1:4566/000000000000/q"),
+      "http://127.0.0.1:4566",
+    );
+    assert.equal(
+      queueEndpoint("http://sqs.us-east-1.localhost:4566/000000000000/q"),
+      "http://localhost:4566",
+    );
+  });
+});
+
+Deno.test("credentialProblems()", async (t) => {
+  await t.step("accepts both keys or a profile", () => {
+    assert.deepEqual(
+      credentialProblems({
+        QUEUE_ACCESS_KEY_ID: "a",
+        QUEUE_SECRET_ACCESS_KEY: "b",
+      }),
+      [],
+    );
+    assert.deepEqual(credentialProblems({ QUEUE_PROFILE: "prod" }), []);
+  });
+  await t.step("names the missing half of a key pair", () => {
+    assert.match(
+      credentialProblems({ QUEUE_ACCESS_KEY_ID: "a", QUEUE_PROFILE: "p" })[0]!,
+      /^Missing QUEUE_SECRET_ACCESS_KEY/,
+    );
+    assert.match(
+      credentialProblems({ QUEUE_SECRET_ACCESS_KEY: "b" })[0]!,
+      /^Missing QUEUE_ACCESS_KEY_ID/,
+    );
+  });
+  await t.step("names both keys and the profile when nothing is set", () => {
+    const problems = credentialProblems({});
+    assert.equal(problems.length, 2);
+    assert.match(problems[0]!, /^Missing QUEUE_ACCESS_KEY_ID: .*QUEUE_PROFILE/);
+    assert.match(
+      problems[1]!,
+      /^Missing QUEUE_SECRET_ACCESS_KEY: .*QUEUE_PROFILE/,
+    );
+  });
+});

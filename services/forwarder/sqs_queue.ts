@@ -1,0 +1,178 @@
+/**
+ * The queue as the forwarder sees it, on an SQS client: receive, batch delete,
+ * visibility extension.
+ *
+ * @module
+ */
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
+
+/** One received message. */
+export interface QueueMessage {
+  /** The queue's message id (for log lines). */
+  readonly id: string;
+  /** The content forwarded to the endpoint. */
+  readonly body: string;
+  /** Handle used to delete the message or change its visibility. */
+  readonly receiptHandle: string;
+}
+
+/** A batch-delete entry the queue refused. */
+export interface FailedDelete {
+  readonly message: QueueMessage;
+  readonly reason: string;
+}
+
+/** What the forwarder needs from a queue. */
+export interface Queue {
+  /** The queue's own visibility timeout, in seconds. */
+  visibilityTimeout(): Promise<number>;
+  /** One receive call (long polling); `[]` when nothing came. */
+  receive(signal?: AbortSignal): Promise<QueueMessage[]>;
+  /** Deletes up to 10 messages in one call; returns the entries that failed. */
+  deleteBatch(messages: readonly QueueMessage[]): Promise<FailedDelete[]>;
+  /** Makes up to 10 messages invisible for `seconds` more, from now. */
+  extendVisibility(
+    messages: readonly QueueMessage[],
+    seconds: number,
+  ): Promise<void>;
+}
+
+/** Options of {@linkcode createSqsQueue}. */
+export interface SqsQueueOptions {
+  client: SQSClient;
+  queueUrl: string;
+  maxMessages: number;
+  waitTimeSeconds: number;
+  /** Visibility timeout asked for on receive; the queue's when unset. */
+  visibilityTimeout?: number;
+  /** Longest wait for a call besides the long poll itself. @default 5000 */
+  callTimeoutMs?: number;
+}
+
+/**
+ * Returns a {@linkcode Queue} on an SQS client. Every call is bounded in time, so a
+ * paused or unreachable server surfaces as an error instead of a hang.
+ */
+export function createSqsQueue(options: SqsQueueOptions): Queue {
+  const { client, queueUrl } = options;
+  const callTimeoutMs = options.callTimeoutMs ?? 5_000;
+
+  async function bounded<T>(
+    ms: number,
+    signal: AbortSignal | undefined,
+    call: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    signal?.addEventListener("abort", abort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, ms);
+    try {
+      return await call(controller.signal);
+    } catch (error) {
+      if (timedOut) {
+        throw new Error(`Queue call timed out after ${ms} ms`, {
+          cause: error,
+        });
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
+    }
+  }
+
+  const entries = (messages: readonly QueueMessage[]) =>
+    messages.map((message, index) => ({
+      Id: String(index),
+      ReceiptHandle: message.receiptHandle,
+    }));
+
+  return {
+    async visibilityTimeout() {
+      const reply = await bounded(
+        callTimeoutMs,
+        undefined,
+        (abortSignal) =>
+          client.send(
+            new GetQueueAttributesCommand({
+              QueueUrl: queueUrl,
+              AttributeNames: ["VisibilityTimeout"],
+            }),
+            { abortSignal },
+          ),
+      );
+      const seconds = Number(reply.Attributes?.VisibilityTimeout);
+      if (!Number.isFinite(seconds)) {
+        throw new Error("The queue did not report its visibility timeout");
+      }
+      return seconds;
+    },
+
+    async receive(signal) {
+      const reply = await bounded(
+        options.waitTimeSeconds * 1000 + callTimeoutMs,
+        signal,
+        (abortSignal) =>
+          client.send(
+            new ReceiveMessageCommand({
+              QueueUrl: queueUrl,
+              MaxNumberOfMessages: options.maxMessages,
+              WaitTimeSeconds: options.waitTimeSeconds,
+              VisibilityTimeout: options.visibilityTimeout,
+            }),
+            { abortSignal },
+          ),
+      );
+      return (reply.Messages ?? []).map((message) => ({
+        id: message.MessageId ?? "",
+        body: message.Body ?? "",
+        receiptHandle: message.ReceiptHandle ?? "",
+      }));
+    },
+
+    async deleteBatch(messages) {
+      if (messages.length === 0) return [];
+      const reply = await bounded(
+        callTimeoutMs,
+        undefined,
+        (abortSignal) =>
+          client.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: entries(messages),
+            }),
+            { abortSignal },
+          ),
+      );
+      return (reply.Failed ?? []).map((failure) => ({
+        message: messages[Number(failure.Id)]!,
+        reason: [failure.Code, failure.Message].filter(Boolean).join(": "),
+      }));
+    },
+
+    async extendVisibility(messages, seconds) {
+      if (messages.length === 0) return;
+      await bounded(callTimeoutMs, undefined, (abortSignal) =>
+        client.send(
+          new ChangeMessageVisibilityBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: entries(messages).map((entry) => ({
+              ...entry,
+              VisibilityTimeout: seconds,
+            })),
+          }),
+          { abortSignal },
+        ));
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The HTTP app of the `messages` role: message records under `/api/message/resource`.
+ *
+ * @module
+ */
+import type { Context, Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { createHttpApp, limitBody } from "../../lib/http.ts";
+import type { Log } from "../../lib/log.ts";
+import type { MessageStore } from "./message_store.ts";
+import { parseMessageFields, parseMessageId } from "./_message_input.ts";
+import { requireToken } from "./_require_token.ts";
+import { createJsonCache } from "./_json_cache.ts";
+
+/** Where the records live. Paths are defined without a trailing slash. */
+export const MESSAGES_PATH = "/api/message/resource";
+
+/** Largest request body accepted, in bytes. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const JSON_TYPE = { "content-type": "application/json" };
+const ITEM_PATTERN = new RegExp(`^${MESSAGES_PATH}/([^/]+)$`);
+
+/** Dependencies of {@linkcode createMessagesApp}. */
+export interface MessagesAppOptions {
+  /** Where the records are kept. */
+  store: MessageStore;
+  /** Where unexpected errors are logged. */
+  log: Log;
+  /** When set, create, update and delete require `Authorization: Bearer <token>`. */
+  token?: string;
+}
+
+/**
+ * Returns the Hono app of the `messages` role: list (200), read (200), create (201
+ * with the record), update by POST on the item path (200 with `author` and
+ * `message`), delete (204, empty body); 404 for an unknown or malformed id, 400 for
+ * a bad body, 413 past 64 KiB, 401 without the write token when one is set.
+ *
+ * @example
+ * ```ts
+ * const app = createMessagesApp({ store: openSqliteMessageStore(":memory:"), log });
+ * const response = await app.request("/api/message/resource");
+ * await response.json(); // []
+ * ```
+ */
+export function createMessagesApp(options: MessagesAppOptions): Hono {
+  const { store } = options;
+  const app = createHttpApp({ log: options.log });
+  const item = `${MESSAGES_PATH}/:id`;
+  const writeMethods = ["POST", "DELETE"];
+  const paths = [MESSAGES_PATH, item];
+  if (options.token) {
+    app.on(writeMethods, paths, requireToken(options.token));
+  }
+  app.on(writeMethods, paths, limitBody(MAX_BODY_BYTES));
+
+  // Reads reuse the serialized answers until the store's revision moves.
+  const cache = createJsonCache(() => store.revision());
+  app.get(MESSAGES_PATH, (c) => {
+    return c.body(cache.get("list", () => store.list())!, 200, JSON_TYPE);
+  });
+
+  app.post(MESSAGES_PATH, async (c) => {
+    const created = store.create(parseMessageFields(await c.req.text()));
+    return c.body(JSON.stringify(created), 201, {
+      ...JSON_TYPE,
+      location: `${MESSAGES_PATH}/${created.id}`,
+    });
+  });
+
+  app.get(item, (c) => {
+    const id = idOf(c);
+    const found = cache.get(id, () => store.get(id));
+    if (found === undefined) throw notFound(c);
+    return c.body(found, 200, JSON_TYPE);
+  });
+
+  app.post(item, async (c) => {
+    const id = idOf(c);
+    const fields = parseMessageFields(await c.req.text());
+    const updated = store.update(id, fields);
+    if (!updated) throw notFound(c);
+    const { author, message } = updated;
+    return c.body(JSON.stringify({ author, message }), 200, JSON_TYPE);
+  });
+
+  app.delete(item, (c) => {
+    if (!store.delete(idOf(c))) throw notFound(c);
+    return c.body(null, 204);
+  });
+
+  // A catch-all route would put every GET on Hono's slower multi-handler path, so
+  // the other methods on our paths are told apart here.
+  app.notFound((c) => {
+    if (c.req.path === MESSAGES_PATH) return methodNotAllowed("GET, POST");
+    const segment = ITEM_PATTERN.exec(c.req.path)?.[1];
+    if (segment !== undefined && parseMessageId(segment) !== undefined) {
+      return methodNotAllowed("GET, POST, DELETE");
+    }
+    return c.json({ message: "Not found" }, 404);
+  });
+  return app;
+}
+
+function idOf(c: Context): number {
+  const id = parseMessageId(c.req.param("id") ?? "");
+  if (id === undefined) throw notFound(c);
+  return id;
+}
+
+function notFound(c: Context): HTTPException {
+  return new HTTPException(404, {
+    message: `No message record with id "${c.req.param("id") ?? ""}"`,
+  });
+}
+
+function methodNotAllowed(allow: string): Response {
+  return new Response(JSON.stringify({ message: "Method not allowed" }), {
+    status: 405,
+    headers: { ...JSON_TYPE, allow },
+  });
+}

@@ -1,0 +1,374 @@
+import assert from "node:assert/strict";
+import { createMemoryLog } from "../../lib/log.ts";
+import { createMessagesApp, MAX_BODY_BYTES, MESSAGES_PATH } from "./app.ts";
+import type { MessageStore } from "./message_store.ts";
+import { openSqliteMessageStore } from "./sqlite_message_store.ts";
+
+const BASE = `http://localhost${MESSAGES_PATH}`;
+
+function setup(token?: string) {
+  const store = openSqliteMessageStore(":memory:");
+  const log = createMemoryLog();
+  const app = createMessagesApp({ store, log, token });
+  const call = (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
+    app.request(`${BASE}${path}`, {
+      method,
+      headers: { "content-type": "application/json", ...headers },
+      body: body === undefined
+        ? undefined
+        : typeof body === "string"
+        ? body
+        : JSON.stringify(body),
+    });
+  return { store, log, app, call, [Symbol.dispose]: () => store.close() };
+}
+
+async function expectError(response: Response, status: number) {
+  assert.equal(response.status, status);
+  assert.match(response.headers.get("content-type") ?? "", /application\/json/);
+  const body = await response.json();
+  assert.deepEqual(Object.keys(body), ["message"]);
+  assert.equal(typeof body.message, "string");
+  return body.message as string;
+}
+
+const ADA = { author: "Ada", message: "Hello" };
+
+Deno.test("createMessagesApp() answers the spec's table", async (t) => {
+  using s = setup();
+  await t.step("list of no records is 200 []", async () => {
+    const response = await s.call("GET", "");
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get("content-type")!, /application\/json/);
+    assert.deepEqual(await response.json(), []);
+  });
+  await t.step("create is 201 with the record and id 1 first", async () => {
+    const response = await s.call("POST", "", ADA);
+    assert.equal(response.status, 201);
+    assert.match(response.headers.get("content-type")!, /application\/json/);
+    assert.equal(response.headers.get("location"), `${MESSAGES_PATH}/1`);
+    assert.deepEqual(await response.json(), { id: 1, ...ADA });
+  });
+  await t.step("the next create gets the highest id plus one", async () => {
+    const response = await s.call("POST", "", { author: "Bo", message: "Hi" });
+    assert.deepEqual(await response.json(), {
+      id: 2,
+      author: "Bo",
+      message: "Hi",
+    });
+  });
+  await t.step("list is 200 with every record by id", async () => {
+    const response = await s.call("GET", "");
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), [
+      { id: 1, ...ADA },
+      { id: 2, author: "Bo", message: "Hi" },
+    ]);
+  });
+  await t.step("read is 200 with one record", async () => {
+    const response = await s.call("GET", "/2");
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), {
+      id: 2,
+      author: "Bo",
+      message: "Hi",
+    });
+  });
+  await t.step("update is 200 with author and message only", async () => {
+    const response = await s.call("POST", "/1", {
+      author: "Ada L.",
+      message: "Changed",
+    });
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), {
+      author: "Ada L.",
+      message: "Changed",
+    });
+    const read = await s.call("GET", "/1");
+    assert.deepEqual(await read.json(), {
+      id: 1,
+      author: "Ada L.",
+      message: "Changed",
+    });
+  });
+  await t.step("delete is 204 with an empty body", async () => {
+    const response = await s.call("DELETE", "/1");
+    assert.equal(response.status, 204);
+    assert.equal(await response.text(), "");
+    await expectError(await s.call("GET", "/1"), 404);
+    const list = await s.call("GET", "");
+    assert.deepEqual(await list.json(), [{
+      id: 2,
+      author: "Bo",
+      message: "Hi",
+    }]);
+  });
+  await t.step("HEAD on the list answers 200 without a body", async () => {
+    const response = await s.call("HEAD", "");
+    assert.equal(response.status, 200);
+    assert.equal(await response.text(), "");
+  });
+});
+
+Deno.test("createMessagesApp() gives ids as highest id plus one", async () => {
+  using s = setup();
+  for (let i = 0; i < 3; i++) {
+    await (await s.call("POST", "", ADA)).body?.cancel();
+  }
+  assert.equal((await s.call("DELETE", "/3")).status, 204);
+  assert.equal((await (await s.call("POST", "", ADA)).json()).id, 3);
+  assert.equal((await s.call("DELETE", "/1")).status, 204);
+  assert.equal((await (await s.call("POST", "", ADA)).json()).id, 4);
+  for (const id of [2, 3, 4]) {
+    assert.equal((await s.call("DELETE", `/${id}`)).status, 204);
+  }
+  assert.equal((await (await s.call("POST", "", ADA)).json()).id, 1);
+});
+
+Deno.test("createMessagesApp() answers 404 for unknown and malformed ids", async (t) => {
+  using s = setup();
+  await (await s.call("POST", "", ADA)).body?.cancel();
+  const ids = ["2", "0", "-1", "abc", "1.5", "1.0", "01", "+1", "1e0", "%20"];
+  ids.push("99999999999999999999", "9007199254740993");
+  for (const id of ids) {
+    await t.step(`id "${id}"`, async () => {
+      await expectError(await s.call("GET", `/${id}`), 404);
+      await expectError(await s.call("POST", `/${id}`, ADA), 404);
+      await expectError(await s.call("DELETE", `/${id}`), 404);
+    });
+  }
+  const list = await s.call("GET", "");
+  assert.deepEqual(await list.json(), [{ id: 1, ...ADA }]);
+});
+
+Deno.test("createMessagesApp() answers 404 for trailing-slash variants and other paths", async () => {
+  using s = setup();
+  await (await s.call("POST", "", ADA)).body?.cancel();
+  const paths = [
+    `${MESSAGES_PATH}/`,
+    `${MESSAGES_PATH}/1/`,
+    `${MESSAGES_PATH}//1`,
+    `${MESSAGES_PATH}/1/x`,
+    "/api/message",
+    "/api/message/",
+    "/api/message/resources",
+    "/",
+  ];
+  for (const path of paths) {
+    for (const method of ["GET", "POST", "DELETE"]) {
+      const response = await s.app.request(`http://localhost${path}`, {
+        method,
+        body: method === "POST" ? JSON.stringify(ADA) : undefined,
+      });
+      await expectError(response, 404);
+    }
+  }
+  const list = await s.call("GET", "");
+  assert.deepEqual(await list.json(), [{ id: 1, ...ADA }]);
+});
+
+Deno.test("createMessagesApp() answers 405 with Allow for other methods", async () => {
+  using s = setup();
+  await (await s.call("POST", "", ADA)).body?.cancel();
+  for (const method of ["PUT", "PATCH"]) {
+    const list = await s.call(method, "", ADA);
+    await expectError(list, 405);
+    assert.equal(list.headers.get("allow"), "GET, POST");
+    const item = await s.call(method, "/1", ADA);
+    await expectError(item, 405);
+    assert.equal(item.headers.get("allow"), "GET, POST, DELETE");
+  }
+  await expectError(await s.call("DELETE", ""), 405);
+  const read = await s.call("GET", "/1");
+  assert.deepEqual(await read.json(), { id: 1, ...ADA });
+});
+
+Deno.test("createMessagesApp() answers 400 for bad bodies, on create and update", async (t) => {
+  using s = setup();
+  await (await s.call("POST", "", ADA)).body?.cancel();
+  const bodies: [string, string][] = [
+    ["no body", ""],
+    ["not JSON", "author=Ada&message=Hi"],
+    ["truncated JSON", '{"author": "Ada", "message": "Hi"'],
+    ["an array", JSON.stringify([ADA])],
+    ["null", "null"],
+    ["a number", "42"],
+    ["a string", '"Ada"'],
+    ["author missing", JSON.stringify({ message: "Hi" })],
+    ["message missing", JSON.stringify({ author: "Ada" })],
+    ["both missing", "{}"],
+    ["author empty", JSON.stringify({ author: "", message: "Hi" })],
+    ["message empty", JSON.stringify({ author: "Ada", message: "" })],
+    ["message blank", JSON.stringify({ author: "Ada", message: "  \n" })],
+    ["author null", JSON.stringify({ author: null, message: "Hi" })],
+    ["author a number", JSON.stringify({ author: 7, message: "Hi" })],
+    ["message a boolean", JSON.stringify({ author: "Ada", message: true })],
+    ["message an object", JSON.stringify({ author: "Ada", message: {} })],
+    ["message an array", JSON.stringify({ author: "Ada", message: ["Hi"] })],
+    ["message with NUL", '{"author": "Ada", "message": "a\\u0000b"}'],
+    ["lone surrogate", '{"author": "\\ud800", "message": "Hi"}'],
+  ];
+  for (const [name, body] of bodies) {
+    await t.step(name, async () => {
+      await expectError(await s.call("POST", "", body), 400);
+      await expectError(await s.call("POST", "/1", body), 400);
+    });
+  }
+  await t.step("the message names the field", async () => {
+    const missing = await expectError(
+      await s.call("POST", "", { author: "Ada" }),
+      400,
+    );
+    assert.equal(missing, 'Missing field "message"');
+    const typed = await expectError(
+      await s.call("POST", "", { author: 1, message: "x" }),
+      400,
+    );
+    assert.equal(typed, 'Invalid field "author": expected a string');
+  });
+  const list = await s.call("GET", "");
+  assert.deepEqual(await list.json(), [{ id: 1, ...ADA }]);
+});
+
+Deno.test("createMessagesApp() ignores unknown fields", async () => {
+  using s = setup();
+  const created = await s.call("POST", "", { id: 99, extra: true, ...ADA });
+  assert.equal(created.status, 201);
+  assert.deepEqual(await created.json(), { id: 1, ...ADA });
+  const updated = await s.call("POST", "/1", { id: 5, x: 1, ...ADA });
+  assert.deepEqual(await updated.json(), ADA);
+  assert.deepEqual(await (await s.call("GET", "/1")).json(), { id: 1, ...ADA });
+});
+
+Deno.test("createMessagesApp() keeps text as sent", async () => {
+  using s = setup();
+  const fields = {
+    author: "  Zoë 🚀 ",
+    message: 'Line 1\nLine 2 "quoted" \\ <b>&</b> 日本語',
+  };
+  const created = await (await s.call("POST", "", fields)).json();
+  assert.deepEqual(created, { id: 1, ...fields });
+  assert.deepEqual(await (await s.call("GET", "/1")).json(), created);
+});
+
+Deno.test("createMessagesApp() answers 413 past 64 KiB and accepts up to it", async () => {
+  using s = setup();
+  const exact = JSON.stringify({ author: "Ada", message: "" });
+  const fill = "x".repeat(MAX_BODY_BYTES - exact.length);
+  const atLimit = JSON.stringify({ author: "Ada", message: fill });
+  assert.equal(atLimit.length, MAX_BODY_BYTES);
+  assert.equal((await s.call("POST", "", atLimit)).status, 201);
+  const over = JSON.stringify({ author: "Ada", message: fill + "x" });
+  await expectError(await s.call("POST", "", over), 413);
+  await expectError(await s.call("POST", "/1", over), 413);
+  const streamed = new Blob([over]).stream();
+  const response = await s.app.request(`${BASE}`, {
+    method: "POST",
+    body: streamed,
+  });
+  await expectError(response, 413);
+  const list = await (await s.call("GET", "")).json();
+  assert.equal(list.length, 1);
+});
+
+Deno.test("createMessagesApp() with a token guards writes only", async (t) => {
+  const token = "s3cret-token";
+  using s = setup(token);
+  const auth = { authorization: `Bearer ${token}` };
+  await t.step("writes without the token are 401", async () => {
+    const variants: Record<string, string>[] = [
+      {},
+      { authorization: "Bearer wrong" },
+      { authorization: `Bearer ${token}x` },
+      { authorization: token },
+      { authorization: `Basic ${btoa(`u:${token}`)}` },
+      { authorization: "Bearer " },
+    ];
+    for (const headers of variants) {
+      const message = await expectError(
+        await s.call("POST", "", ADA, headers),
+        401,
+      );
+      assert.ok(!message.includes(token));
+    }
+    const response = await s.call("POST", "", ADA);
+    assert.match(response.headers.get("www-authenticate")!, /^Bearer/);
+    await response.body?.cancel();
+  });
+  await t.step("create, update and delete work with it", async () => {
+    assert.equal((await s.call("POST", "", ADA, auth)).status, 201);
+    await expectError(await s.call("POST", "/1", ADA), 401);
+    await expectError(await s.call("DELETE", "/1"), 401);
+    const lower = { authorization: `bearer ${token}` };
+    assert.equal((await s.call("POST", "/1", ADA, lower)).status, 200);
+    assert.equal((await s.call("DELETE", "/1", undefined, auth)).status, 204);
+  });
+  await t.step("the 401 comes before body checks", async () => {
+    await expectError(await s.call("POST", "", "not json"), 401);
+    await expectError(await s.call("POST", "/abc", ADA), 401);
+  });
+  await t.step("reads stay open", async () => {
+    assert.equal((await s.call("POST", "", ADA, auth)).status, 201);
+    const list = await s.call("GET", "");
+    assert.equal(list.status, 200);
+    assert.equal((await list.json()).length, 1);
+    const read = await s.call("GET", "/1");
+    assert.equal(read.status, 200);
+    await read.body?.cancel();
+  });
+});
+
+Deno.test("createMessagesApp() answers /healthz", async () => {
+  using s = setup();
+  const response = await s.app.request("http://localhost/healthz");
+  assert.equal(response.status, 200);
+  assert.deepEqual(await response.json(), { status: "ok" });
+});
+
+Deno.test("createMessagesApp() logs a store failure and answers 500", async () => {
+  const log = createMemoryLog();
+  const failing = new Proxy({} as MessageStore, {
+    get: () => () => {
+      throw new Error("disk I/O error");
+    },
+  });
+  const app = createMessagesApp({ store: failing, log });
+  const response = await app.request(`${BASE}/1`);
+  await expectError(response, 500);
+  assert.match(log.at("ERROR")[0] ?? "", /disk I\/O error/);
+});
+
+Deno.test("createMessagesApp() reads reflect writes made through another connection", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "messages-app-" });
+  const ours = openSqliteMessageStore(`${dir}/m.db`);
+  const other = openSqliteMessageStore(`${dir}/m.db`);
+  const app = createMessagesApp({ store: ours, log: createMemoryLog() });
+  const read = async (path: string) =>
+    await (await app.request(`${BASE}${path}`)).json();
+  try {
+    ours.create(ADA);
+    assert.deepEqual(await read(""), [{ id: 1, ...ADA }]);
+    assert.deepEqual(await read("/1"), { id: 1, ...ADA });
+    other.update(1, { author: "Bo", message: "Edited elsewhere" });
+    other.create({ author: "Cy", message: "New" });
+    assert.deepEqual(await read("/1"), {
+      id: 1,
+      author: "Bo",
+      message: "Edited elsewhere",
+    });
+    assert.equal((await read("")).length, 2);
+    other.delete(1);
+    const gone = await app.request(`${BASE}/1`);
+    assert.equal(gone.status, 404);
+    await gone.body?.cancel();
+  } finally {
+    ours.close();
+    other.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

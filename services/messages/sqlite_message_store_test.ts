@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { openSqliteMessageStore } from "./sqlite_message_store.ts";
+
+function tempDbPath(): string {
+  return `${Deno.makeTempDirSync({ prefix: "messages-store-" })}/sub/dir/m.db`;
+}
+
+Deno.test("openSqliteMessageStore() creates the folder and keeps records across reopen", () => {
+  const path = tempDbPath();
+  const first = openSqliteMessageStore(path);
+  first.create({ author: "Ada", message: "One" });
+  first.create({ author: "Bo", message: "Two" });
+  first.update(2, { author: "Bo", message: "Deux" });
+  first.close();
+  const second = openSqliteMessageStore(path);
+  try {
+    assert.deepEqual(second.list(), [
+      { id: 1, author: "Ada", message: "One" },
+      { id: 2, author: "Bo", message: "Deux" },
+    ]);
+    assert.equal(second.create({ author: "C", message: "3" }).id, 3);
+  } finally {
+    second.close();
+  }
+});
+
+Deno.test("openSqliteMessageStore() runs in WAL mode", () => {
+  const path = tempDbPath();
+  openSqliteMessageStore(path).close();
+  const header = Deno.readFileSync(path).subarray(18, 20);
+  assert.deepEqual([...header], [2, 2]); // file format versions 2 = WAL
+});
+
+Deno.test("openSqliteMessageStore() answers undefined/false for missing records", () => {
+  const store = openSqliteMessageStore(":memory:");
+  try {
+    assert.equal(store.get(1), undefined);
+    assert.equal(store.update(1, { author: "a", message: "b" }), undefined);
+    assert.equal(store.delete(1), false);
+    assert.deepEqual(store.list(), []);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("openSqliteMessageStore() ids follow the highest id across connections", () => {
+  const path = tempDbPath();
+  const a = openSqliteMessageStore(path);
+  const b = openSqliteMessageStore(path);
+  try {
+    const ids = [];
+    for (let i = 0; i < 10; i++) {
+      ids.push((i % 2 ? a : b).create({ author: "x", message: `${i}` }).id);
+    }
+    assert.deepEqual(ids, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  } finally {
+    a.close();
+    b.close();
+  }
+});
+
+Deno.test("openSqliteMessageStore() revision moves on writes from any connection", () => {
+  const path = tempDbPath();
+  const a = openSqliteMessageStore(path);
+  const b = openSqliteMessageStore(path);
+  try {
+    const start = a.revision();
+    assert.equal(a.revision(), start);
+    a.create({ author: "x", message: "1" });
+    const afterOwn = a.revision();
+    assert.notEqual(afterOwn, start);
+    const seenByB = b.revision();
+    b.create({ author: "y", message: "2" });
+    assert.notEqual(b.revision(), seenByB);
+    assert.notEqual(a.revision(), afterOwn);
+    assert.equal(a.list().length, 2);
+    const quiet = a.revision();
+    assert.equal(a.update(9, { author: "z", message: "z" }), undefined);
+    assert.equal(a.delete(9), false);
+    assert.equal(a.revision(), quiet);
+  } finally {
+    a.close();
+    b.close();
+  }
+});

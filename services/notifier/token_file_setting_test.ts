@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { optional, parseSettings, SettingsError } from "../../lib/settings.ts";
+import { tokenFileSetting, tokenFromFile } from "./token_file_setting.ts";
+
+Deno.test("tokenFromFile() reads a bare token, trimmed", () => {
+  assert.equal(tokenFromFile("o.abc123\n"), "o.abc123");
+  assert.equal(tokenFromFile("  \n\to.abc123  \r\n"), "o.abc123");
+});
+
+Deno.test("tokenFromFile() reads the token member of a JSON file", () => {
+  assert.equal(tokenFromFile('{"token": "o.a"}'), "o.a");
+  assert.equal(tokenFromFile('{"access_token": " o.b "}\n'), "o.b");
+  assert.equal(tokenFromFile('{"accessToken": "o.c", "other": 1}'), "o.c");
+});
+
+Deno.test("tokenFromFile() rejects files without a token, never quoting them", () => {
+  for (
+    const content of [
+      "",
+      " \n ",
+      "{not json o.secret",
+      '{"key": "o.secret"}',
+      '{"token": ""}',
+      "token = o.secret",
+    ]
+  ) {
+    assert.throws(
+      () => tokenFromFile(content),
+      (error: Error) => !error.message.includes("o.secret"),
+      JSON.stringify(content),
+    );
+  }
+});
+
+Deno.test("tokenFileSetting() reports problems naming the file", async (t) => {
+  const files: Record<string, string> = {
+    "/etc/push/token": "o.abc\n",
+    "/etc/push/empty": "\n",
+  };
+  const schema = {
+    PUSHBULLET_CONFIG: optional(tokenFileSetting({
+      description: "Token file",
+      readTextFile: (path) => {
+        const content = files[path];
+        if (content === undefined) {
+          throw new Deno.errors.NotFound(`No such file: ${path}`);
+        }
+        return content;
+      },
+    })),
+  };
+  const problems = (env: Record<string, string>) => {
+    try {
+      parseSettings(schema, env);
+    } catch (error) {
+      if (error instanceof SettingsError) return error.problems;
+      throw error;
+    }
+    return [];
+  };
+
+  await t.step("reads the token", () => {
+    assert.deepEqual(
+      parseSettings(schema, { PUSHBULLET_CONFIG: "/etc/push/token" })
+        .PUSHBULLET_CONFIG,
+      { path: "/etc/push/token", token: "o.abc" },
+    );
+  });
+
+  await t.step("unset reads as undefined", () => {
+    assert.equal(parseSettings(schema, {}).PUSHBULLET_CONFIG, undefined);
+  });
+
+  await t.step("an empty file is a problem", () => {
+    assert.deepEqual(problems({ PUSHBULLET_CONFIG: "/etc/push/empty" }), [
+      'Invalid PUSHBULLET_CONFIG "/etc/push/empty": the file is empty: write the token in it',
+    ]);
+  });
+
+  await t.step("a missing file is a problem", () => {
+    assert.deepEqual(problems({ PUSHBULLET_CONFIG: "/nowhere" }), [
+      'Invalid PUSHBULLET_CONFIG "/nowhere": cannot read the file: No such file: /nowhere',
+    ]);
+  });
+});
+
+Deno.test("tokenFileSetting() reads a real file by default", async () => {
+  const path = await Deno.makeTempFile();
+  try {
+    await Deno.writeTextFile(path, "  o.real \n");
+    const setting = tokenFileSetting({ description: "Token file" });
+    assert.deepEqual(setting.read(path), { path, token: "o.real" });
+  } finally {
+    await Deno.remove(path);
+  }
+});

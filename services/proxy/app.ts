@@ -1,0 +1,98 @@
+/**
+ * The proxy's HTTP app: CORS preflight, method and path checks, then the relay.
+ *
+ * @module
+ */
+import type { Hono } from "hono";
+import { createHttpApp } from "../../lib/http.ts";
+import type { Log } from "../../lib/log.ts";
+import { createRelay } from "./relay.ts";
+import { resolveTarget } from "./resolve_target.ts";
+import type { ProxyRoute } from "./routes.ts";
+
+/** Methods relayed to the remote. */
+export const RELAYED_METHODS: readonly string[] = [
+  "GET",
+  "POST",
+  "PUT",
+  "DELETE",
+];
+
+/** How long a browser may cache a preflight answer, in seconds. */
+const PREFLIGHT_MAX_AGE = 86_400;
+
+/** Dependencies and settings of {@linkcode createProxyApp}. */
+export interface ProxyAppOptions {
+  /** The registrations, every one consulted. */
+  routes: readonly ProxyRoute[];
+  /** The HTTP client for remote calls. @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** Where failures are logged. */
+  log: Log;
+  /** Value of `Access-Control-Allow-Origin`. @default "*" */
+  allowOrigin?: string;
+  /** Longest wait for a remote's headers, in ms (then 504). @default 30000 */
+  timeoutMs?: number;
+}
+
+/**
+ * Returns the proxy app. `GET /healthz` answers `{"status":"ok"}` unless a route is
+ * named `healthz` (the route wins). OPTIONS answers a CORS preflight (204); methods
+ * other than GET, POST, PUT, DELETE get 405 and unmatched paths 404, both with an empty
+ * body; a path that would leave its base URL gets 400 without any remote call.
+ *
+ * @example
+ * ```ts
+ * const app = createProxyApp({ routes: parseRoutes("api=https://example.com"), log });
+ * const response = await app.request("/api/users");
+ * ```
+ */
+export function createProxyApp(options: ProxyAppOptions): Hono {
+  const { routes, log } = options;
+  const allowOrigin = options.allowOrigin ?? "*";
+  const relay = createRelay({
+    fetch: options.fetch ?? globalThis.fetch,
+    log,
+    allowOrigin,
+    timeoutMs: options.timeoutMs ?? 30_000,
+  });
+  const app = createHttpApp({
+    log,
+    healthz: !routes.some((route) => route.name === "healthz"),
+  });
+  const cors = { "access-control-allow-origin": allowOrigin };
+  const allowed = [...RELAYED_METHODS, "OPTIONS"].join(", ");
+
+  app.all("*", (c) => {
+    const request = c.req.raw;
+    if (request.method === "OPTIONS") {
+      const headers = new Headers({
+        ...cors,
+        "access-control-allow-methods": allowed,
+        "access-control-max-age": String(PREFLIGHT_MAX_AGE),
+        "vary": "Access-Control-Request-Headers",
+      });
+      const asked = request.headers.get("access-control-request-headers");
+      if (asked) headers.set("access-control-allow-headers", asked);
+      return new Response(null, { status: 204, headers });
+    }
+    if (!RELAYED_METHODS.includes(request.method)) {
+      return new Response(null, {
+        status: 405,
+        headers: { ...cors, allow: allowed },
+      });
+    }
+    const resolution = resolveTarget(routes, request.url);
+    if (resolution.kind === "unmatched") {
+      return new Response(null, { status: 404, headers: cors });
+    }
+    if (resolution.kind === "rejected") {
+      return Response.json(
+        { message: `Invalid path "${resolution.path}": ${resolution.reason}` },
+        { status: 400, headers: cors },
+      );
+    }
+    return relay(request, resolution.route, resolution.url);
+  });
+  return app;
+}

@@ -1,0 +1,179 @@
+import assert from "node:assert/strict";
+import { createMemoryLog } from "../../lib/log.ts";
+import { createProxyApp, type ProxyAppOptions } from "./app.ts";
+import { parseRoutes } from "./routes.ts";
+
+/** An app whose remote calls are recorded and answered by `answer`. */
+function setup(
+  answer: (request: Request) => Response | Promise<Response> = () =>
+    new Response("remote"),
+  options: Partial<ProxyAppOptions> = {},
+) {
+  const calls: Request[] = [];
+  const log = createMemoryLog();
+  const app = createProxyApp({
+    routes: parseRoutes("api=https://remote.example/base"),
+    log,
+    fetch: (input, init) => {
+      const request = new Request(input, init);
+      calls.push(request);
+      return Promise.resolve(answer(request));
+    },
+    ...options,
+  });
+  return { app, calls, log };
+}
+
+Deno.test("createProxyApp() relays the method, path, query and headers", async () => {
+  const { app, calls } = setup(() =>
+    new Response("hi", {
+      status: 201,
+      headers: {
+        "x-remote": "1",
+        "connection": "keep-alive, x-private",
+        "x-private": "hop",
+        "keep-alive": "timeout=5",
+      },
+    })
+  );
+  const response = await app.request("/api/a/b?c=1", {
+    method: "PUT",
+    body: "payload",
+    headers: { "x-custom": "yes", "connection": "x-drop", "x-drop": "1" },
+  });
+  assert.equal(response.status, 201);
+  assert.equal(await response.text(), "hi");
+  assert.equal(response.headers.get("x-remote"), "1");
+  assert.equal(response.headers.get("x-private"), null);
+  assert.equal(response.headers.get("keep-alive"), null);
+  assert.equal(response.headers.get("access-control-allow-origin"), "*");
+  assert.match(
+    response.headers.get("access-control-expose-headers") ?? "",
+    /x-remote/,
+  );
+  const [call] = calls;
+  assert.equal(call?.method, "PUT");
+  assert.equal(call?.url, "https://remote.example/base/a/b?c=1");
+  assert.equal(call?.headers.get("x-custom"), "yes");
+  assert.equal(call?.headers.get("x-drop"), null);
+  assert.equal(call?.headers.get("authorization"), null);
+  assert.equal(await call?.text(), "payload");
+});
+
+Deno.test("createProxyApp() makes no remote call for refused requests", async (t) => {
+  const { app, calls } = setup();
+  await t.step("OPTIONS answers a preflight", async () => {
+    const response = await app.request("/api/x", {
+      method: "OPTIONS",
+      headers: { "access-control-request-headers": "x-a, content-type" },
+    });
+    assert.equal(response.status, 204);
+    assert.equal(await response.text(), "");
+    assert.equal(response.headers.get("access-control-allow-origin"), "*");
+    assert.equal(
+      response.headers.get("access-control-allow-headers"),
+      "x-a, content-type",
+    );
+    assert.match(
+      response.headers.get("access-control-allow-methods") ?? "",
+      /GET, POST, PUT, DELETE/,
+    );
+    assert.equal(response.headers.get("access-control-max-age"), "86400");
+  });
+  for (const method of ["PATCH", "HEAD", "PROPFIND"]) {
+    await t.step(`${method} gets 405 with an empty body`, async () => {
+      const response = await app.request("/api/x", { method });
+      assert.equal(response.status, 405);
+      assert.equal(await response.text(), "");
+    });
+  }
+  await t.step("an unmatched path gets 404 with an empty body", async () => {
+    for (const path of ["/", "/apix/y", "/other", "/healthz/"]) {
+      const response = await app.request(path);
+      assert.equal(response.status, 404, path);
+      assert.equal(await response.text(), "");
+    }
+  });
+  await t.step("a hostile path gets 400 with a JSON message", async () => {
+    // (new Request() resolves "%2e%2e" itself: the raw forms are tested over TCP.)
+    const response = await app.request("http://proxy/api/..%2fsecret");
+    assert.equal(response.status, 400);
+    assert.deepEqual(await response.json(), {
+      message:
+        'Invalid path "/api/..%2fsecret": it holds an encoded slash or backslash',
+    });
+  });
+  assert.equal(calls.length, 0);
+});
+
+Deno.test("createProxyApp() answers /healthz unless a route has that name", async () => {
+  const own = setup();
+  const response = await own.app.request("/healthz");
+  assert.deepEqual(await response.json(), { status: "ok" });
+  assert.equal(own.calls.length, 0);
+
+  const shadowed = setup(() => new Response("remote health"), {
+    routes: parseRoutes("healthz=http://h.example/status"),
+  });
+  const relayed = await shadowed.app.request("/healthz");
+  assert.equal(await relayed.text(), "remote health");
+  assert.equal(shadowed.calls[0]?.url, "http://h.example/status");
+});
+
+Deno.test("createProxyApp() sets the configured allowed origin", async () => {
+  const { app } = setup(
+    () =>
+      new Response("x", { headers: { "access-control-allow-origin": "*" } }),
+    { allowOrigin: "https://page.example" },
+  );
+  for (const method of ["GET", "OPTIONS", "PATCH"]) {
+    const response = await app.request("/api/x", { method });
+    await response.body?.cancel();
+    assert.equal(
+      response.headers.get("access-control-allow-origin"),
+      "https://page.example",
+    );
+  }
+});
+
+Deno.test("createProxyApp() maps remote failures to 502 and 504", async (t) => {
+  await t.step("502 when the remote call fails", async () => {
+    const { app, log } = setup(() => {
+      throw new TypeError("connection refused");
+    });
+    const response = await app.request("/api/x");
+    assert.equal(response.status, 502);
+    assert.deepEqual(await response.json(), {
+      message: 'Remote of route "api" is unreachable',
+    });
+    assert.match(log.at("WARNING")[0] ?? "", /connection refused/);
+  });
+  await t.step("504 when the remote is slower than the time-out", async () => {
+    const { app } = setup(
+      (request) =>
+        new Promise((_, reject) =>
+          request.signal.addEventListener(
+            "abort",
+            () => reject(request.signal.reason),
+          )
+        ),
+      { timeoutMs: 50 },
+    );
+    const response = await app.request("/api/x");
+    assert.equal(response.status, 504);
+    assert.deepEqual(await response.json(), {
+      message: 'Remote of route "api" did not answer within 50 ms',
+    });
+  });
+});
+
+Deno.test("createProxyApp() drops a coding fetch already decoded", async () => {
+  const { app } = setup(() =>
+    new Response("plain", {
+      headers: { "content-encoding": "gzip", "content-length": "5" },
+    })
+  );
+  const response = await app.request("/api/x");
+  assert.equal(response.headers.get("content-encoding"), null);
+  assert.equal(await response.text(), "plain");
+});

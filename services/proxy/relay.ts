@@ -1,0 +1,106 @@
+/**
+ * The remote call of the proxy: method, headers and streamed body out; status,
+ * headers and streamed body back; 502 and 504 when the remote fails.
+ *
+ * @module
+ */
+import { errorText, type Log } from "../../lib/log.ts";
+import { callerResponseHeaders, remoteRequestHeaders } from "./_headers.ts";
+import type { ProxyRoute } from "./routes.ts";
+
+/** Options of {@linkcode createRelay}. */
+export interface RelayOptions {
+  /** The HTTP client (the global `fetch` in production). */
+  fetch: typeof fetch;
+  /** Where failed remote calls are logged. */
+  log: Log;
+  /** Value of `Access-Control-Allow-Origin` on every answer. */
+  allowOrigin: string;
+  /**
+   * Longest wait for the remote's status line and headers, in ms, counted from the
+   * last byte of the request body sent.
+   */
+  timeoutMs: number;
+}
+
+/** Relays `request` to `target`, a URL already resolved within `route`. */
+export type Relay = (
+  request: Request,
+  route: ProxyRoute,
+  target: string,
+) => Promise<Response>;
+
+/**
+ * Returns the relay function. The request body is passed on as a stream, and the
+ * remote body is returned as a stream, so neither is held whole in memory. When the
+ * caller goes away mid-answer, the server cancels the returned stream, which ends
+ * the remote call too.
+ *
+ * @example
+ * ```ts
+ * const relay = createRelay({ fetch, log, allowOrigin: "*", timeoutMs: 30_000 });
+ * const response = await relay(request, route, "https://example.com/v1/users");
+ * ```
+ */
+export function createRelay(options: RelayOptions): Relay {
+  const { log, allowOrigin, timeoutMs } = options;
+  const fail = (status: number, message: string) =>
+    Response.json({ message }, {
+      status,
+      headers: { "access-control-allow-origin": allowOrigin },
+    });
+
+  return async function relay(request, route, target) {
+    const controller = new AbortController();
+    const timedOut = new Error("timed out");
+    let timer = setTimeout(() => controller.abort(timedOut), timeoutMs);
+    const restart = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(timedOut), timeoutMs);
+    };
+    const hasBody = request.body !== null &&
+      request.method !== "GET" && request.method !== "HEAD";
+    // The time-out counts from the last byte sent: a long upload is not a slow remote.
+    const body = hasBody
+      ? request.body!.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, stream) {
+            restart();
+            stream.enqueue(chunk);
+          },
+        }),
+      )
+      : undefined;
+    let remote: Response;
+    try {
+      remote = await options.fetch(target, {
+        method: request.method,
+        headers: remoteRequestHeaders(request.headers),
+        body,
+        redirect: "manual",
+        signal: controller.signal,
+      });
+    } catch (error) {
+      if (controller.signal.reason === timedOut) {
+        log.warn(
+          `Remote of route "${route.name}" did not answer within ${timeoutMs} ms`,
+        );
+        return fail(
+          504,
+          `Remote of route "${route.name}" did not answer within ${timeoutMs} ms`,
+        );
+      }
+      log.warn(
+        `Remote of route "${route.name}" is unreachable: ${errorText(error)}`,
+      );
+      return fail(502, `Remote of route "${route.name}" is unreachable`);
+    } finally {
+      clearTimeout(timer);
+    }
+    return new Response(remote.body, {
+      status: remote.status,
+      statusText: remote.statusText,
+      headers: callerResponseHeaders(remote.headers, allowOrigin),
+    });
+  };
+}

@@ -1,0 +1,157 @@
+import assert from "node:assert/strict";
+import { resolveTarget } from "./resolve_target.ts";
+import { parseRoutes } from "./routes.ts";
+
+const routes = parseRoutes(
+  "api=https://remote.example/base,apix=http://other.example:8080/x/,root=http://root.example",
+);
+const host = "http://proxy.local:8002";
+
+function targetOf(path: string): string | undefined {
+  const resolution = resolveTarget(routes, host + path);
+  return resolution.kind === "target" ? resolution.url : undefined;
+}
+
+Deno.test("resolveTarget() joins base URL, rest of path and query", async (t) => {
+  const cases: [string, string][] = [
+    ["/api/users", "https://remote.example/base/users"],
+    [
+      "/api/users/7?x=1&y=%2F..",
+      "https://remote.example/base/users/7?x=1&y=%2F..",
+    ],
+    ["/api", "https://remote.example/base"],
+    ["/api/", "https://remote.example/base/"],
+    ["/api?q=1", "https://remote.example/base?q=1"],
+    ["/api/a/api/b", "https://remote.example/base/a/api/b"],
+    ["/api/.well-known/x", "https://remote.example/base/.well-known/x"],
+    ["/api/...", "https://remote.example/base/..."],
+    ["/api/a%20b/%C3%A9", "https://remote.example/base/a%20b/%C3%A9"],
+    [
+      "/api/q?email=a@b.example&p=../x",
+      "https://remote.example/base/q?email=a@b.example&p=../x",
+    ],
+    ["/api/x#fragment", "https://remote.example/base/x"],
+    ["/apix/y", "http://other.example:8080/x/y"],
+    ["/apix", "http://other.example:8080/x"],
+    ["/root", "http://root.example/"],
+    ["/root/a", "http://root.example/a"],
+  ];
+  for (const [path, expected] of cases) {
+    await t.step(`${path} -> ${expected}`, () => {
+      assert.equal(targetOf(path), expected);
+    });
+  }
+});
+
+Deno.test("resolveTarget() consults every registration, not only the first", () => {
+  const resolution = resolveTarget(routes, `${host}/root/z`);
+  assert.equal(resolution.kind, "target");
+  assert.equal(resolution.kind === "target" && resolution.route.name, "root");
+});
+
+Deno.test("resolveTarget() uses only the path of an absolute-form URL", () => {
+  const origin = resolveTarget(routes, "/api/a?b");
+  assert.equal(
+    origin.kind === "target" && origin.url,
+    "https://remote.example/base/a?b",
+  );
+  // An absolute-form request line names another host: only its path counts.
+  const absolute = resolveTarget(routes, "http://evil.example/api/a");
+  assert.equal(
+    absolute.kind === "target" && absolute.url,
+    "https://remote.example/base/a",
+  );
+  const bare = resolveTarget(routes, "http://evil.example");
+  assert.deepEqual(bare, { kind: "unmatched" });
+});
+
+Deno.test("resolveTarget() matches whole first segments only", async (t) => {
+  for (
+    const path of [
+      "/",
+      "/apiz/users",
+      "/ap",
+      "/API/users",
+      "/%61pi/users",
+      "/api@evil.example/x",
+      "/api.evil.example/x",
+      "/api;x/y",
+      "//api/users",
+      "/users/api/x",
+      "",
+      "*",
+    ]
+  ) {
+    await t.step(JSON.stringify(path), () => {
+      const url = path.startsWith("/") ? host + path : path;
+      assert.deepEqual(resolveTarget(routes, url), { kind: "unmatched" });
+    });
+  }
+});
+
+Deno.test("resolveTarget() refuses every path that could leave the base", async (t) => {
+  const hostile: [string, RegExp][] = [
+    ["/api/..", /\. or \.\. segment/],
+    ["/api/../secret", /\. or \.\. segment/],
+    ["/api/a/../../secret", /\. or \.\. segment/],
+    ["/api/./x", /\. or \.\. segment/],
+    ["/api/x/.", /\. or \.\. segment/],
+    ["/api/%2e%2e/secret", /\. or \.\. segment/],
+    ["/api/%2E%2E/secret", /\. or \.\. segment/],
+    ["/api/.%2e/secret", /\. or \.\. segment/],
+    ["/api/%2e./secret", /\. or \.\. segment/],
+    ["/api/%2e", /\. or \.\. segment/],
+    ["/api/%252e%252e/secret", /\. or \.\. segment/],
+    ["/api/%25252e%25252e/secret", /\. or \.\. segment/],
+    ["/api/..;/secret", /\. or \.\. segment/],
+    ["/api/.%09./secret", /\. or \.\. segment/],
+    ["/api/..%2fsecret", /encoded slash/],
+    ["/api/%2f%2fevil.example/x", /encoded slash/],
+    ["/api/a%2Fb", /encoded slash/],
+    ["/api/a%252fb", /encoded slash/],
+    ["/api/..%5csecret", /encoded slash or backslash/],
+    ["/api/%5C", /encoded slash or backslash/],
+    ["/api\\..\\secret", /backslash/],
+    ["/api%2f..%2fsecret", /encoded slash/],
+    ["/api%5C..%5Csecret", /encoded slash or backslash/],
+    ["/api/\\evil.example", /backslash/],
+    ["/api/..\\secret", /backslash/],
+    ["/api/@evil.example/x", /an @/],
+    ["/api/%40evil.example", /an @/],
+    ["/api/user:pass@evil.example", /an @/],
+    ["//api//evil.example/x", /./],
+    ["/api//evil.example/x", /empty segment/],
+    ["/api/a//b", /empty segment/],
+    ["/api//", /empty segment/],
+    ["/api/%zz", /malformed percent-encoding/],
+    ["/api/%2", /malformed percent-encoding/],
+    ["/api/%", /malformed percent-encoding/],
+  ];
+  for (const [path, reason] of hostile) {
+    await t.step(JSON.stringify(path), () => {
+      const resolution = resolveTarget(routes, host + path);
+      if (path.startsWith("//")) {
+        // The first segment is empty: no registration is even selected.
+        assert.deepEqual(resolution, { kind: "unmatched" });
+        return;
+      }
+      assert.equal(resolution.kind, "rejected", `${path} was not rejected`);
+      assert.match(
+        resolution.kind === "rejected" ? resolution.reason : "",
+        reason,
+      );
+      assert.equal(
+        resolution.kind === "rejected" && resolution.path,
+        path.split("#")[0],
+      );
+    });
+  }
+});
+
+Deno.test("resolveTarget() rejects, for a root base too, what would change the host", () => {
+  for (
+    const path of ["/root//evil.example", "/root/@evil.example", "/root/%2e%2e"]
+  ) {
+    assert.equal(resolveTarget(routes, host + path).kind, "rejected", path);
+  }
+});

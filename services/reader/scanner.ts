@@ -1,0 +1,28 @@
+/**
+ * The small BLE scanning interface the reader's timing logic depends on, so it is
+ * tested with an injected scanner instead of a radio.
+ *
+ * @module
+ */
+
+/** One advertisement heard during a scan. */
+export interface Advertisement {
+  /** The sender's address as the scanner reports it (any case, colons or not). */
+  readonly address: string;
+  /** Manufacturer-specific data, when the advertisement carries some. */
+  readonly manufacturerData?: Uint8Array;
+}
+
+/** A BLE scanner. */
+export interface Scanner {
+  /**
+   * Starts scanning; every advertisement heard goes to `onAdvertisement`.
+   *
+   * @throws (rejects) with a clear message when Bluetooth is unavailable
+   */
+  start(onAdvertisement: (advertisement: Advertisement) => void): Promise<void>;
+  /** Stops scanning; `start` may be called again. */
+  stop(): Promise<void>;
+  /** Stops scanning and releases the adapter for good. */
+  close(): Promise<void>;
+}

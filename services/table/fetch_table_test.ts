@@ -1,0 +1,162 @@
+import assert from "node:assert/strict";
+import { createTableSource, TableFetchError } from "./fetch_table.ts";
+
+interface Seen {
+  headers: Headers;
+  method: string;
+}
+
+/** A real stand-in data API on 127.0.0.1 answering `reply` to every request. */
+async function withStandIn(
+  reply: () => Response,
+  body: (url: string, seen: Seen[]) => Promise<void>,
+) {
+  const seen: Seen[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => {
+      seen.push({ headers: request.headers, method: request.method });
+      return reply();
+    },
+  );
+  try {
+    await body(`http://127.0.0.1:${server.addr.port}/data`, seen);
+  } finally {
+    await server.shutdown();
+  }
+}
+
+const json = (value: unknown, status = 200) => () =>
+  Response.json(value, { status });
+
+Deno.test("createTableSource() sends the spec's headers, with the key when set", async () => {
+  await withStandIn(json([{ a: 1 }]), async (url, seen) => {
+    await createTableSource({ apiUrl: url, apiKey: "k3y" })();
+    await createTableSource({ apiUrl: url })();
+    assert.equal(seen.length, 2);
+    for (const { headers, method } of seen) {
+      assert.equal(method, "GET");
+      assert.equal(headers.get("content-type"), "application/json");
+      assert.equal(headers.get("accept"), "application/json");
+    }
+    assert.equal(seen[0]!.headers.get("authorization"), "Bearer k3y");
+    assert.equal(seen[1]!.headers.get("authorization"), null);
+  });
+});
+
+Deno.test("createTableSource() applies the reply rules to real replies", async (t) => {
+  const cases: [string, () => Response, unknown][] = [
+    [
+      "nested objects",
+      json([{ name: "Ada", address: { city: "Leeds", zip: { code: "LS1" } } }]),
+      {
+        columns: ["name", "address.city", "address.zip.code"],
+        rows: [["Ada", "Leeds", "LS1"]],
+      },
+    ],
+    [
+      "a data wrapper",
+      json({ data: [{ a: 1 }, { a: 2 }], page: 1 }),
+      { columns: ["a"], rows: [[1], [2]] },
+    ],
+    ["a scalar", json(7), { columns: ["value"], rows: [[7]] }],
+    [
+      "an array of scalars",
+      json(["x", "y"]),
+      { columns: ["value"], rows: [["x"], ["y"]] },
+    ],
+    [
+      "UTF-8 text without a charset",
+      () =>
+        new Response(new TextEncoder().encode('[{"name":"Zoë Ñandú 東京"}]'), {
+          headers: { "content-type": "application/octet-stream" },
+        }),
+      { columns: ["name"], rows: [["Zoë Ñandú 東京"]] },
+    ],
+  ];
+  for (const [name, reply, expected] of cases) {
+    await t.step(name, async () => {
+      await withStandIn(reply, async (url) => {
+        assert.deepEqual(await createTableSource({ apiUrl: url })(), expected);
+      });
+    });
+  }
+});
+
+Deno.test("createTableSource() reports HTTP error statuses with their code", async (t) => {
+  for (const status of [401, 500]) {
+    await t.step(String(status), async () => {
+      await withStandIn(
+        json({ message: "Not valid token" }, status),
+        async (url) => {
+          const error = await createTableSource({ apiUrl: url, apiKey: "k" })()
+            .then(() => assert.fail("expected an error"), (e) => e);
+          assert.ok(error instanceof TableFetchError);
+          assert.equal(error.status, status);
+          assert.match(error.message, new RegExp(`\\b${status}\\b`));
+          assert.match(error.message, /Not valid token/);
+          assert.ok(!error.message.includes("Bearer"));
+        },
+      );
+    });
+  }
+});
+
+Deno.test("createTableSource() reports a body that is not JSON", async () => {
+  await withStandIn(() => new Response("<html>oops</html>"), async (url) => {
+    await assert.rejects(createTableSource({ apiUrl: url })(), (error) => {
+      assert.ok(error instanceof TableFetchError);
+      assert.match(error.message, /not JSON/);
+      return true;
+    });
+  });
+});
+
+Deno.test("createTableSource() reports an unreachable API clearly", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close();
+  await assert.rejects(
+    createTableSource({
+      apiUrl: `http://user:pw@127.0.0.1:${port}/data?key=s`,
+    })(),
+    (error) => {
+      assert.ok(error instanceof TableFetchError);
+      assert.equal(error.status, undefined);
+      assert.match(
+        error.message,
+        new RegExp(
+          `Cannot reach the data API at "http://127.0.0.1:${port}/data"`,
+        ),
+      );
+      assert.ok(
+        !error.message.includes("pw") && !error.message.includes("key=s"),
+      );
+      return true;
+    },
+  );
+});
+
+Deno.test("createTableSource() gives up after timeoutMs", async () => {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => release = resolve);
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async () => {
+      await held;
+      return new Response("[]");
+    },
+  );
+  try {
+    await assert.rejects(
+      createTableSource({
+        apiUrl: `http://127.0.0.1:${server.addr.port}/data`,
+        timeoutMs: 100,
+      })(),
+      /did not answer within 100 ms/,
+    );
+  } finally {
+    release();
+    await server.shutdown();
+  }
+});

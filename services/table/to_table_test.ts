@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { flattenRecord, toTable } from "./to_table.ts";
+
+Deno.test("toTable() gives one row per object, columns in first-seen order", () => {
+  assert.deepEqual(
+    toTable([{ name: "Ada", phone: "+1 200-100-1000" }, {
+      phone: "x",
+      age: 3,
+    }]),
+    {
+      columns: ["name", "phone", "age"],
+      rows: [["Ada", "+1 200-100-1000", null], [null, "x", 3]],
+    },
+  );
+});
+
+Deno.test("toTable() flattens nested objects into dotted columns", () => {
+  assert.deepEqual(
+    toTable([
+      { id: 1, address: { city: "Leeds", geo: { lat: 53.8, lng: -1.5 } } },
+      { id: 2, address: { city: "York" }, tags: ["a", "b"], extra: {} },
+    ]),
+    {
+      columns: [
+        "id",
+        "address.city",
+        "address.geo.lat",
+        "address.geo.lng",
+        "tags",
+        "extra",
+      ],
+      rows: [
+        [1, "Leeds", 53.8, -1.5, null, null],
+        [2, "York", null, null, '["a","b"]', "{}"],
+      ],
+    },
+  );
+});
+
+Deno.test("toTable() uses the data member of an object", () => {
+  assert.deepEqual(toTable({ data: [{ a: 1 }], total: 1 }), {
+    columns: ["a"],
+    rows: [[1]],
+  });
+  assert.deepEqual(toTable({ data: { a: { b: true } } }), {
+    columns: ["a.b"],
+    rows: [[true]],
+  });
+  assert.deepEqual(toTable({ data: "hello" }), {
+    columns: ["value"],
+    rows: [["hello"]],
+  });
+});
+
+Deno.test("toTable() turns values that are not tables into tables", async (t) => {
+  await t.step("a scalar: one row, one column value", () => {
+    assert.deepEqual(toTable(42), { columns: ["value"], rows: [[42]] });
+    assert.deepEqual(toTable("ok"), { columns: ["value"], rows: [["ok"]] });
+    assert.deepEqual(toTable(false), { columns: ["value"], rows: [[false]] });
+  });
+  await t.step("an array of scalars: column value", () => {
+    assert.deepEqual(toTable([1, "two", null]), {
+      columns: ["value"],
+      rows: [[1], ["two"], [null]],
+    });
+  });
+  await t.step("an array of arrays: columns V1, V2...", () => {
+    assert.deepEqual(toTable([[1, 2], [3, 4, 5]]), {
+      columns: ["V1", "V2", "V3"],
+      rows: [[1, 2, null], [3, 4, 5]],
+    });
+  });
+  await t.step("an object without data: one row", () => {
+    assert.deepEqual(toTable({ a: 1, b: { c: "d" } }), {
+      columns: ["a", "b.c"],
+      rows: [[1, "d"]],
+    });
+  });
+  await t.step("null and an empty array: no rows", () => {
+    assert.deepEqual(toTable(null), { columns: ["value"], rows: [] });
+    assert.deepEqual(toTable([]), { columns: [], rows: [] });
+  });
+});
+
+Deno.test("flattenRecord() joins nested names with dots", () => {
+  assert.deepEqual(
+    [...flattenRecord({ a: { b: { c: 1 } }, d: null })],
+    [["a.b.c", 1], ["d", null]],
+  );
+});

@@ -1,0 +1,88 @@
+/**
+ * Starts a real VictoriaMetrics on a free port in a temporary folder, for the v2
+ * write path (`/api/v2/write` takes line protocol); points are read back through
+ * `/api/v1/export`.
+ *
+ * @module
+ */
+import { freePort, waitForHttp } from "./_helpers.ts";
+
+/** One exported series: metric labels, values and timestamps (epoch ms). */
+export interface VictoriaSeries {
+  metric: Record<string, string>;
+  values: number[];
+  timestamps: number[];
+}
+
+/** A running VictoriaMetrics. */
+export interface Victoria {
+  /** HTTP port on 127.0.0.1. */
+  readonly port: number;
+  /**
+   * Every series matching `selector` (after a forced flush), polling until at least
+   * `minSamples` values are visible (new series take a moment to become searchable).
+   */
+  exportSeries(
+    selector: string,
+    minSamples?: number,
+  ): Promise<VictoriaSeries[]>;
+  /** Stops the server and removes its folder. */
+  stop(): Promise<void>;
+}
+
+/** Starts `victoria-metrics` (at `path`) and waits until it answers `/health`. */
+export async function startVictoria(path: string): Promise<Victoria> {
+  const dir = await Deno.makeTempDir({ prefix: "homewire-victoria-" });
+  const port = freePort();
+  const child = new Deno.Command(path, {
+    args: [
+      `-storageDataPath=${dir}`,
+      `-httpListenAddr=127.0.0.1:${port}`,
+      "-loggerLevel=ERROR",
+      "-search.disableCache",
+      "-retentionPeriod=100y",
+    ],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already ended
+    }
+    await child.status;
+    await Deno.remove(dir, { recursive: true });
+  };
+  try {
+    await waitForHttp(`${url}/health`, 30_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    port,
+    async exportSeries(selector, minSamples = 1) {
+      const deadline = Date.now() + 15_000;
+      while (true) {
+        const flushed = await fetch(`${url}/internal/force_flush`);
+        await flushed.body?.cancel();
+        const response = await fetch(
+          `${url}/api/v1/export?${new URLSearchParams({
+            "match[]": selector,
+          })}`,
+        );
+        const text = await response.text();
+        if (!response.ok) throw new Error(`Export failed: ${text}`);
+        const series = text.split("\n").filter((line) => line.trim() !== "")
+          .map((line) => JSON.parse(line) as VictoriaSeries);
+        const samples = series.reduce((n, s) => n + s.values.length, 0);
+        if (samples >= minSamples || Date.now() > deadline) return series;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    },
+    stop,
+  };
+}

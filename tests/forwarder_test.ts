@@ -1,0 +1,223 @@
+/**
+ * The `forwarder` role started through `main.ts`, against a real fauxqs server and a
+ * real HTTP endpoint: wire format, deletion rules, endpoint faults, options, settings.
+ */
+import assert from "node:assert/strict";
+import { startSink } from "../services/forwarder/_test_sink.ts";
+import { startFauxqs } from "./_fauxqs.ts";
+import { freePort, startMain } from "./_helpers.ts";
+
+const TOKEN = "Bearer s3cr3t-token";
+const LINE =
+  /^\d\d\/\d\d\/\d{4} \d\d:\d\d:\d\d \[(DEBUG|INFO|WARNING|ERROR)\] /;
+
+async function until(check: () => Promise<boolean>, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("Condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+Deno.test("forwarder role through main.ts", async (t) => {
+  const fauxqs = await startFauxqs();
+  const emptied = (url: string) => () =>
+    fauxqs.counts(url).then((c) => c.visible + c.inFlight === 0);
+  const base = (url: string, endpoint: string) => ({
+    ...fauxqs.env(url),
+    HTTP_ENDPOINT: endpoint,
+    AUTH_BEARER_TOKEN: TOKEN,
+    QUEUE_WAIT_TIME_SECONDS: "1",
+  });
+
+  await t.step(
+    "posts JSON, plain and unicode bodies exactly and deletes after any status",
+    async () => {
+      const url = await fauxqs.createQueue("wire");
+      const sink = startSink({
+        status: (r) =>
+          r.body.includes("400") ? 400 : r.body.includes("500") ? 500 : 201,
+      });
+      const bodies = [
+        '{"temperature": 21.5, "ok": true}',
+        "plain text with a 400",
+        "unicode: héllo ✓ 日本語 € and a 500",
+        'quotes " and \\ backslash\nnew line',
+      ];
+      await fauxqs.send(url, bodies);
+      const metricsPort = freePort();
+      const main = startMain(["forwarder"], {
+        env: {
+          ...base(url, sink.url),
+          FORWARDER_METRICS_PORT: String(metricsPort),
+        },
+      });
+      try {
+        const start = await main.waitFor(/sqs2http start/);
+        assert.match(
+          start,
+          /^\d\d\/\d\d\/\d{4} \d\d:\d\d:\d\d \[INFO\] sqs2http start$/,
+        );
+        await sink.waitFor(bodies.length);
+        await until(emptied(url));
+        assert.deepEqual(
+          sink.bodies().sort(),
+          bodies.map((body) => JSON.stringify(body)).sort(),
+        );
+        for (const request of sink.requests) {
+          assert.equal(request.method, "POST");
+          assert.equal(request.headers.get("authorization"), TOKEN);
+          assert.equal(request.headers.get("content-type"), "application/json");
+          assert.equal(
+            JSON.parse(request.body),
+            bodies.find((b) => JSON.stringify(b) === request.body),
+          );
+        }
+        for (const body of bodies.filter((b) => !b.includes("\n"))) {
+          await main.waitFor(new RegExp(`\\[INFO\\] ${RegExp.escape(body)}$`));
+        }
+        const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+        const text = await metrics.text();
+        assert.match(text, /^forwarder_deleted_total 4$/m);
+        assert.match(text, /^forwarder_posted_total 4$/m);
+        const health = await fetch(`http://127.0.0.1:${metricsPort}/healthz`);
+        assert.deepEqual(await health.json(), { status: "ok" });
+      } finally {
+        assert.equal(await main.stop("SIGTERM"), 0);
+        await sink.stop();
+      }
+      const output = main.stderr.join("\n");
+      assert.ok(!output.includes("s3cr3t"), "the token must not be logged");
+      for (const line of main.stderr.filter((l) => l.trim() !== "")) {
+        if (!line.startsWith("new line")) assert.match(line, LINE);
+      }
+    },
+  );
+
+  await t.step(
+    "leaves the message queued while the endpoint refuses or hangs, then delivers it",
+    async () => {
+      const url = await fauxqs.createQueue("faults");
+      const port = freePort();
+      await fauxqs.send(url, ["patience"]);
+      const main = startMain(["forwarder"], {
+        env: {
+          ...base(url, `http://127.0.0.1:${port}/hook`),
+          QUEUE_VISIBILITY_TIMEOUT: "1",
+          HTTP_TIMEOUT_MS: "400",
+        },
+      });
+      try {
+        await main.waitFor(
+          /\[ERROR\] Cannot post message .*; left in the queue$/,
+        );
+        assert.equal(
+          (await fauxqs.counts(url)).visible +
+            (await fauxqs.counts(url)).inFlight,
+          1,
+        );
+        const hanging = startSink({ port, delayMs: 5000 });
+        await main.waitFor(
+          /\[ERROR\] Cannot post message .*No reply within 400 ms/,
+        );
+        assert.equal(
+          (await fauxqs.counts(url)).visible +
+            (await fauxqs.counts(url)).inFlight,
+          1,
+        );
+        await hanging.stop();
+        const back = startSink({ port });
+        await until(emptied(url));
+        assert.deepEqual(back.bodies().at(-1), '"patience"');
+        await back.stop();
+      } finally {
+        assert.equal(await main.stop("SIGTERM"), 0);
+      }
+    },
+  );
+
+  await t.step(
+    "retries the configured statuses, posts raw bodies, reads a profile",
+    async () => {
+      const url = await fauxqs.createQueue("retry", { VisibilityTimeout: "1" });
+      let calls = 0;
+      const sink = startSink({ status: () => ++calls === 1 ? 503 : 404 });
+      await fauxqs.send(url, ['{"raw":true}']);
+      const home = await Deno.makeTempDir();
+      await Deno.writeTextFile(
+        `${home}/credentials`,
+        "[homewire]\naws_access_key_id = test\naws_secret_access_key = test\n",
+      );
+      const env: Record<string, string> = {
+        ...base(url, sink.url),
+        FORWARD_RETRY_STATUSES: "429,500-599",
+        FORWARD_BODY: "raw",
+        QUEUE_PROFILE: "homewire",
+        AWS_SHARED_CREDENTIALS_FILE: `${home}/credentials`,
+        AWS_CONFIG_FILE: `${home}/config`,
+      };
+      delete env.QUEUE_ACCESS_KEY_ID;
+      delete env.QUEUE_SECRET_ACCESS_KEY;
+      const main = startMain(["forwarder"], { env });
+      try {
+        await main.waitFor(
+          /\[WARNING\] Endpoint answered 503 for message .*left in the queue/,
+        );
+        await sink.waitFor(2);
+        await until(emptied(url));
+        assert.deepEqual(sink.bodies(), ['{"raw":true}', '{"raw":true}']);
+      } finally {
+        assert.equal(await main.stop("SIGTERM"), 0);
+        await sink.stop();
+        await Deno.remove(home, { recursive: true });
+      }
+    },
+  );
+
+  await t.step("exits 2 naming each missing or malformed setting", async () => {
+    const missing = startMain(["forwarder"]);
+    assert.equal(await missing.exited(), 2);
+    const text = missing.stderr.join("\n");
+    for (
+      const name of [
+        "QUEUE_URL",
+        "QUEUE_REGION",
+        "HTTP_ENDPOINT",
+        "AUTH_BEARER_TOKEN",
+        "QUEUE_ACCESS_KEY_ID",
+        "QUEUE_SECRET_ACCESS_KEY",
+      ]
+    ) {
+      assert.match(text, new RegExp(`Missing ${name}`));
+    }
+    const malformed = startMain(["forwarder"], {
+      env: {
+        QUEUE_URL: "not a url",
+        QUEUE_REGION: "us-east-1",
+        QUEUE_ACCESS_KEY_ID: "only-one",
+        HTTP_ENDPOINT: "http://127.0.0.1:1/",
+        AUTH_BEARER_TOKEN: "Bearer x",
+        QUEUE_MAX_NUMBER_OF_MESSAGES: "11",
+        QUEUE_WAIT_TIME_SECONDS: "abc",
+        FORWARD_RETRY_STATUSES: "5xx",
+        FORWARD_BODY: "xml",
+      },
+    });
+    assert.equal(await malformed.exited(), 2);
+    const lines = malformed.stderr.join("\n");
+    assert.match(lines, /Invalid QUEUE_URL "not a url"/);
+    assert.match(
+      lines,
+      /Invalid QUEUE_MAX_NUMBER_OF_MESSAGES "11": expected an integer from 1 to 10/,
+    );
+    assert.match(lines, /Invalid QUEUE_WAIT_TIME_SECONDS "abc"/);
+    assert.match(lines, /Invalid FORWARD_RETRY_STATUSES "5xx"/);
+    assert.match(
+      lines,
+      /Invalid FORWARD_BODY "xml": expected one of json, raw/,
+    );
+    assert.match(lines, /Missing QUEUE_SECRET_ACCESS_KEY/);
+  });
+
+  await fauxqs.stop();
+});

@@ -1,0 +1,126 @@
+/**
+ * The `table` role through `main.ts`, reading a real `data-api` role.
+ */
+import assert from "node:assert/strict";
+import { type MainProcess, startMain } from "./_helpers.ts";
+
+const TOKEN = "table-subprocess-token-42";
+
+async function listeningUrl(main: MainProcess, role: string): Promise<string> {
+  const line = await main.waitFor(new RegExp(`${role} listening on http://`));
+  return /listening on (http:\/\/\S+)/.exec(line)![1]!;
+}
+
+function startDataApi(): MainProcess {
+  return startMain(["data-api"], {
+    env: {
+      DATA_API_TOKEN: TOKEN,
+      DATA_API_HOST: "127.0.0.1",
+      DATA_API_PORT: "0",
+    },
+  });
+}
+
+Deno.test("main.ts table 0 127.0.0.1 false serves the data API's contacts as a table", async () => {
+  const api = startDataApi();
+  let table: MainProcess | undefined;
+  try {
+    const apiUrl = `${await listeningUrl(api, "data-api")}/data`;
+    table = startMain(["table", "0", "127.0.0.1", "false"], {
+      env: { API_URL: apiUrl, API_KEY: TOKEN, TABLE_PORT: "1" },
+    });
+    const base = await listeningUrl(table, "table");
+    assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const page = await fetch(`${base}/`);
+    assert.match(
+      await page.text(),
+      /<button id="refresh" type="button">Refresh data<\/button>/,
+    );
+
+    const first = await (await fetch(`${base}/api/table`)).json();
+    assert.deepEqual(first.columns, ["phone", "name", "email"]);
+    assert.equal(first.rows.length, 20);
+    const second = await (await fetch(`${base}/api/table`)).json();
+    assert.notDeepEqual(
+      second.rows.map((r: string[]) => r[0]),
+      first.rows.map((r: string[]) => r[0]),
+    );
+    assert.deepEqual(
+      second.rows.map((r: string[]) => r[1]),
+      first.rows.map((r: string[]) => r[1]),
+    );
+  } finally {
+    if (table) assert.equal(await table.stop(), 0);
+    assert.equal(await api.stop(), 0);
+  }
+  const output = [...(table?.stderr ?? []), ...(table?.stdout ?? [])].join(
+    "\n",
+  );
+  assert.ok(!output.includes(TOKEN), "the key must never be logged");
+  assert.ok(!output.includes("WARNING"), output);
+});
+
+Deno.test("main.ts table reports the data API's 401 with its code", async () => {
+  const api = startDataApi();
+  let table: MainProcess | undefined;
+  try {
+    const apiUrl = `${await listeningUrl(api, "data-api")}/data`;
+    table = startMain(["table", "0", "127.0.0.1", "no"], {
+      env: { API_URL: apiUrl, API_KEY: "wrong-key" },
+    });
+    const base = await listeningUrl(table, "table");
+    const response = await fetch(`${base}/api/table`);
+    assert.equal(response.status, 502);
+    const { message } = await response.json();
+    assert.match(message, /\b401\b/);
+    assert.match(message, /Not valid token/);
+    await table.waitFor(/\[WARNING\] .*401/);
+  } finally {
+    if (table) assert.equal(await table.stop(), 0);
+    assert.equal(await api.stop(), 0);
+  }
+  assert.ok(!table.stderr.join("\n").includes("wrong-key"));
+});
+
+Deno.test("main.ts table without API_URL exits 2 naming the variable", async () => {
+  const table = startMain(["table", "0", "127.0.0.1", "false"]);
+  assert.equal(await table.exited(), 2);
+  assert.ok(
+    table.stderr.some((line) => /API_URL/.test(line)),
+    table.stderr.join("\n"),
+  );
+});
+
+Deno.test("main.ts table with a bad argument exits 2 naming it", async () => {
+  const table = startMain(["table", "0", "127.0.0.1", "perhaps"], {
+    env: { API_URL: "http://127.0.0.1:9/data" },
+  });
+  assert.equal(await table.exited(), 2);
+  assert.ok(
+    table.stderr.some((line) => /TABLE_OPEN_BROWSER "perhaps"/.test(line)),
+    table.stderr.join("\n"),
+  );
+});
+
+Deno.test("main.ts table keeps serving with a WARNING when no browser opener exists", async () => {
+  const emptyPath = await Deno.makeTempDir({ prefix: "homewire-nopath-" });
+  const table = startMain(["table"], {
+    env: {
+      PATH: emptyPath,
+      API_URL: "http://127.0.0.1:9/data",
+      TABLE_HOST: "127.0.0.1",
+      TABLE_PORT: "0",
+    },
+  });
+  try {
+    const base = await listeningUrl(table, "table");
+    const warning = await table.waitFor(/\[WARNING\] Cannot open a browser/);
+    assert.match(warning, /xdg-open/);
+    const response = await fetch(`${base}/healthz`);
+    assert.deepEqual(await response.json(), { status: "ok" });
+  } finally {
+    assert.equal(await table.stop(), 0);
+    await Deno.remove(emptyPath);
+  }
+});

@@ -18,12 +18,22 @@ import {
   SQSClient,
 } from "@aws-sdk/client-sqs";
 import { startFauxqs } from "../tests/_fauxqs.ts";
-import { freePort, report, reportLimit, spawnDeno } from "./_runner.ts";
+import {
+  type BenchProcess,
+  freePort,
+  report,
+  reportLimit,
+  spawn,
+  spawnDeno,
+} from "./_runner.ts";
 
 const MESSAGES = 20_000;
-const RECEIVERS = 8;
+const RECEIVERS = 4;
+const CONCURRENCY = 80;
 /** Longest run of one peer; slower peers are measured on what they did by then. */
 const CAP_MS = 25_000;
+/** V8 heap cap tried in scenario 1b: the SDK's garbage otherwise grows the heap. */
+const V8_CAP = "--max-old-space-size=32";
 const SELF = new URL(import.meta.url).pathname;
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -172,7 +182,7 @@ type Fauxqs = Awaited<ReturnType<typeof startFauxqs>>;
 async function measure(
   fauxqs: Fauxqs,
   name: string,
-  start: (queueUrl: string) => ReturnType<typeof spawnDeno>,
+  start: (queueUrl: string) => BenchProcess,
 ) {
   const queueUrl = await fauxqs.createQueue(name);
   const bodies = Array.from({ length: MESSAGES }, (_, i) => `{"n":${i}}`);
@@ -194,18 +204,23 @@ async function measure(
   return { rate: Math.round((MESSAGES - left) / elapsed), process };
 }
 
-function ours(fauxqs: Fauxqs, endpoint: string, sink: string) {
+function ours(fauxqs: Fauxqs, endpoint: string, sink: string, v8 = "") {
   return (queueUrl: string) =>
-    spawnDeno(MAIN, ["forwarder"], {
+    spawn(Deno.execPath(), [
+      "run",
+      "-A",
+      "--unstable-cron",
+      ...(v8 ? [`--v8-flags=${v8}`] : []),
+      MAIN,
+      "forwarder",
+    ], {
       env: {
-        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-        HOME: Deno.env.get("HOME") ?? "/tmp",
         ...fauxqs.env(queueUrl),
         QUEUE_ENDPOINT_URL: endpoint,
         HTTP_ENDPOINT: sink,
         AUTH_BEARER_TOKEN: "t",
         FORWARDER_RECEIVERS: String(RECEIVERS),
-        FORWARD_CONCURRENCY: String(RECEIVERS * 10),
+        FORWARD_CONCURRENCY: String(CONCURRENCY),
         LOG_LEVEL: "WARNING",
       },
     });
@@ -216,7 +231,7 @@ function peer(mode: string, ...args: string[]) {
     spawnDeno(SELF, [mode, ...args.map((a) => a.replace("QUEUE", queueUrl))]);
 }
 
-function printRss(label: string, process: ReturnType<typeof spawnDeno>) {
+function printRss(label: string, process: BenchProcess) {
   const samples = process.rssSamples();
   reportLimit(`${label} forwarder peak RSS`, process.peakRssMb(), 80, " MB");
   const quarter = samples[Math.floor(samples.length / 4)] ?? 0;
@@ -231,9 +246,7 @@ function printRss(label: string, process: ReturnType<typeof spawnDeno>) {
 /** Runs both scenarios and prints their comparison lines. */
 export async function run(): Promise<void> {
   console.log(
-    `forwarder settings: FORWARDER_RECEIVERS=${RECEIVERS} FORWARD_CONCURRENCY=${
-      RECEIVERS * 10
-    }; ${MESSAGES} messages per run; slow peers measured over ${
+    `forwarder settings: FORWARDER_RECEIVERS=${RECEIVERS} FORWARD_CONCURRENCY=${CONCURRENCY}; ${MESSAGES} messages per run; slow peers measured over ${
       CAP_MS / 1000
     } s`,
   );
@@ -265,6 +278,23 @@ export async function run(): Promise<void> {
       bare.rate,
     );
     printRss("1.", fast.process);
+    report(
+      "1. forwarder peak RSS vs the bare SDK loop's",
+      Math.round(fast.process.peakRssMb()),
+      Math.round(bare.process.peakRssMb()),
+      " MB",
+    );
+    const capped = await measure(
+      fauxqs,
+      "ours-capped",
+      ours(fauxqs, fauxqs.endpoint, sink.url, V8_CAP),
+    );
+    report(
+      `1b. loopback with --v8-flags=${V8_CAP}, msg/s vs bare loop`,
+      capped.rate,
+      bare.rate,
+    );
+    printRss("1b.", capped.process);
 
     const slow = await measure(
       fauxqs,

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { freePort, waitForHttp } from "./_helpers.ts";
+import { freePort } from "./_helpers.ts";
+import { startServerProcess } from "./_server_process.ts";
 
 /** A running `influxd`. */
 export interface Influxd {
@@ -16,6 +17,14 @@ export interface Influxd {
   query(q: string, db?: string): Promise<InfluxResult[]>;
   /** Rows of a `SELECT` as objects keyed by column (time in epoch ms). */
   select(q: string, db: string): Promise<Record<string, unknown>[]>;
+  /** Every row of `measurement`, oldest first (`SELECT *`, time in epoch ms). */
+  rows(measurement: string, db: string): Promise<Record<string, unknown>[]>;
+  /** Polls {@linkcode Influxd.rows} until there are at least `count` (at most 15 s). */
+  waitForRows(
+    measurement: string,
+    db: string,
+    count: number,
+  ): Promise<Record<string, unknown>[]>;
   /** Field types of a measurement, from `SHOW FIELD KEYS`. */
   fieldTypes(measurement: string, db: string): Promise<Record<string, string>>;
   /** Sends a signal to the server (`SIGSTOP` / `SIGCONT` to pause it). */
@@ -32,52 +41,17 @@ export interface InfluxResult {
 
 /** Starts `influxd` (at `path`) and waits until it answers `/ping`. */
 export async function startInfluxd(path: string): Promise<Influxd> {
-  const dir = await Deno.makeTempDir({ prefix: "homewire-influxd-" });
   const port = freePort();
-  const rpcPort = freePort();
-  const config = `
-reporting-disabled = true
-bind-address = "127.0.0.1:${rpcPort}"
-[meta]
-  dir = "${dir}/meta"
-[data]
-  dir = "${dir}/data"
-  wal-dir = "${dir}/wal"
-  query-log-enabled = false
-[http]
-  bind-address = "127.0.0.1:${port}"
-  log-enabled = false
-[monitor]
-  store-enabled = false
-[continuous_queries]
-  enabled = false
-[logging]
-  level = "error"
-`;
-  await Deno.writeTextFile(`${dir}/influxdb.conf`, config);
-  const child = new Deno.Command(path, {
-    args: ["-config", `${dir}/influxdb.conf`],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
   const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    try {
-      child.kill("SIGCONT");
-      child.kill("SIGKILL");
-    } catch {
-      // already ended
-    }
-    await child.status;
-    await Deno.remove(dir, { recursive: true });
-  };
-  try {
-    await waitForHttp(`${url}/ping`, 30_000);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  const server = await startServerProcess({
+    path,
+    prefix: "homewire-influxd-",
+    readyUrl: `${url}/ping`,
+    async args(dir) {
+      await Deno.writeTextFile(`${dir}/influxdb.conf`, config(dir, port));
+      return ["-config", `${dir}/influxdb.conf`];
+    },
+  });
   const query = async (q: string, db?: string) => {
     const body = new URLSearchParams({ q, epoch: "ms" });
     if (db) body.set("db", db);
@@ -99,18 +73,57 @@ bind-address = "127.0.0.1:${rpcPort}"
       )
     );
   };
+  const rows = (measurement: string, db: string) =>
+    select(`SELECT * FROM "${measurement}" ORDER BY time`, db);
   return {
     port,
     url,
     query,
     select,
+    rows,
+    async waitForRows(measurement, db, count) {
+      const deadline = Date.now() + 15_000;
+      while (true) {
+        const found = await rows(measurement, db);
+        if (found.length >= count) return found;
+        if (Date.now() > deadline) {
+          throw new Error(
+            `${measurement}: ${found.length} rows, expected ${count}`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
     async fieldTypes(measurement, db) {
       const rows = await select(`SHOW FIELD KEYS FROM "${measurement}"`, db);
       return Object.fromEntries(
         rows.map((row) => [String(row.fieldKey), String(row.fieldType)]),
       );
     },
-    kill: (signal) => child.kill(signal),
-    stop,
+    kill: server.kill,
+    stop: server.stop,
   };
+}
+
+/** A minimal `influxd` configuration: everything in `dir`, HTTP on `port`. */
+function config(dir: string, port: number): string {
+  return `
+reporting-disabled = true
+bind-address = "127.0.0.1:${freePort()}"
+[meta]
+  dir = "${dir}/meta"
+[data]
+  dir = "${dir}/data"
+  wal-dir = "${dir}/wal"
+  query-log-enabled = false
+[http]
+  bind-address = "127.0.0.1:${port}"
+  log-enabled = false
+[monitor]
+  store-enabled = false
+[continuous_queries]
+  enabled = false
+[logging]
+  level = "error"
+`;
 }

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { freePort, waitForHttp } from "./_helpers.ts";
+import { freePort } from "./_helpers.ts";
+import { startServerProcess } from "./_server_process.ts";
 
 /** One exported series: metric labels, values and timestamps (epoch ms). */
 export interface VictoriaSeries {
@@ -32,36 +33,20 @@ export interface Victoria {
 
 /** Starts `victoria-metrics` (at `path`) and waits until it answers `/health`. */
 export async function startVictoria(path: string): Promise<Victoria> {
-  const dir = await Deno.makeTempDir({ prefix: "homewire-victoria-" });
   const port = freePort();
-  const child = new Deno.Command(path, {
-    args: [
+  const url = `http://127.0.0.1:${port}`;
+  const server = await startServerProcess({
+    path,
+    prefix: "homewire-victoria-",
+    readyUrl: `${url}/health`,
+    args: (dir) => [
       `-storageDataPath=${dir}`,
       `-httpListenAddr=127.0.0.1:${port}`,
       "-loggerLevel=ERROR",
       "-search.disableCache",
       "-retentionPeriod=100y",
     ],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // already ended
-    }
-    await child.status;
-    await Deno.remove(dir, { recursive: true });
-  };
-  try {
-    await waitForHttp(`${url}/health`, 30_000);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  });
   return {
     port,
     async exportSeries(selector, minSamples = 1) {
@@ -83,6 +68,6 @@ export async function startVictoria(path: string): Promise<Victoria> {
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     },
-    stop,
+    stop: server.stop,
   };
 }

@@ -59,26 +59,11 @@ async function setUp() {
 
 /** Every row of `measurement` as `{time, location, ...fields}` (time in ms). */
 function rows(influx: Influxd, measurement: string) {
-  return influx.select(`SELECT * FROM "${measurement}" ORDER BY time`, "home");
+  return influx.rows(measurement, "home");
 }
 
-async function waitForRows(
-  influx: Influxd,
-  measurement: string,
-  count: number,
-  timeoutMs = 15_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    const found = await rows(influx, measurement);
-    if (found.length >= count) return found;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `${measurement}: ${found.length} rows, expected ${count}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+function waitForRows(influx: Influxd, measurement: string, count: number) {
+  return influx.waitForRows(measurement, "home", count);
 }
 
 Deno.test({

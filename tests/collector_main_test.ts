@@ -3,6 +3,7 @@
  * InfluxDB 1.x with pressure from a fake IIO tree and the weather from a stand-in.
  */
 import assert from "node:assert/strict";
+import { startStore } from "../services/collector/_store_stand_in.ts";
 import { startWeatherStandIn } from "../services/collector/_weather_stand_in.ts";
 import { requireBinary, startMain } from "./_helpers.ts";
 import { startInfluxd } from "./_influxd.ts";
@@ -99,14 +100,7 @@ Deno.test({
         /\[ERROR\] Outdoor step failed: WEATHER_API_KEY is not set/,
       );
       await main.waitFor(/\[INFO\] Write .*"measurement":"home_pressure"/);
-      const deadline = Date.now() + 10_000;
-      while (
-        (await t.influx.select("SELECT * FROM home_pressure", "home"))
-          .length === 0
-      ) {
-        if (Date.now() > deadline) throw new Error("No indoor point written");
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await t.influx.waitForRows("home_pressure", "home", 1);
       assert.equal(await main.stop("SIGTERM"), 0);
       assert.deepEqual(t.weather.requests, []);
       assert.match(main.stderr.join("\n"), /Received SIGTERM: stopping/);
@@ -116,9 +110,12 @@ Deno.test({
   },
 });
 
-Deno.test("collector refuses to start without TSDB_HOST or with a bad schedule", async () => {
+Deno.test("collector refuses to start without TSDB_HOST, with a bad schedule or thermometer address", async () => {
   const main = startMain(["collector", "--once"], {
-    env: { COLLECTOR_SCHEDULE: "every five minutes" },
+    env: {
+      COLLECTOR_SCHEDULE: "every five minutes",
+      TEMPERATURE_SENSOR: "kitchen",
+    },
   });
   assert.equal(await main.exited(), 2);
   const output = main.stderr.join("\n");
@@ -127,4 +124,106 @@ Deno.test("collector refuses to start without TSDB_HOST or with a bad schedule",
     output,
     /^collector: Invalid COLLECTOR_SCHEDULE "every five minutes": expected a five-field cron expression/m,
   );
+  assert.match(
+    output,
+    /^collector: Invalid TEMPERATURE_SENSOR "kitchen": expected a Bluetooth address such as AA:BB:CC:DD:EE:FF$/m,
+  );
+});
+
+Deno.test("collector --once posts v2 writes with the token, skips a non-200 reply with a WARNING and logs a refused batch", async () => {
+  const store = startStore();
+  const weather = startWeatherStandIn();
+  try {
+    weather.replies.set("/data/2.5/forecast", { status: 503, body: {} });
+    const env = {
+      TSDB_HOST: "127.0.0.1",
+      TSDB_PORT: String(store.port),
+      TSDB_API: "v2",
+      TSDB_ORG: "home-org",
+      TSDB_BUCKET: "sensors",
+      TSDB_TOKEN: "s3cret-token",
+      WEATHER_BASE_URL: weather.url,
+      WEATHER_API_KEY: "k3y",
+      WEATHER_UVI_SOURCE: "onecall",
+      PRESSURE_SENSOR: "none",
+    };
+    const main = startMain(["collector", "--once"], { env });
+    assert.equal(await main.exited(), 0);
+    const output = main.stderr.join("\n");
+    assert.match(
+      output,
+      /\[WARNING\] Weather call \/data\/2\.5\/forecast answered 503: its points are skipped$/m,
+    );
+    assert.ok(!output.includes("s3cret-token") && !output.includes("k3y"));
+    assert.deepEqual(store.requests.map((r) => [r.url, r.auth]), [[
+      `http://127.0.0.1:${store.port}/api/v2/write?org=home-org&bucket=sensors&precision=ms`,
+      "Token s3cret-token",
+    ]]);
+    assert.deepEqual(
+      store.lines().map((line) => line.split(" ")[0]),
+      [
+        "home_pressure,location=out",
+        "home_humidity,location=out",
+        "home_temperature,location=out",
+        "home_rain,location=out",
+        "home_uvi,location=out",
+      ],
+    );
+    assert.deepEqual(
+      weather.requests.find((r) => r.path === "/data/3.0/onecall")?.query,
+      {
+        lat: "40.4165",
+        lon: "-3.7026",
+        appid: "k3y",
+        exclude: "minutely,hourly,daily,alerts",
+      },
+    );
+
+    store.statuses.push(400);
+    const refused = startMain(["collector", "--once"], { env });
+    assert.equal(await refused.exited(), 0);
+    assert.match(
+      refused.stderr.join("\n"),
+      /^\d\d\/\d\d\/\d{4} \d\d:\d\d:\d\d \[ERROR\] Time-series store refused 5 points, dropped: 400 failure 400$/m,
+    );
+  } finally {
+    await weather.close();
+    await store.close();
+  }
+});
+
+Deno.test("collector keeps at most TSDB_BUFFER_LIMIT points, retries a 503 and writes the newest", async () => {
+  const store = startStore();
+  const weather = startWeatherStandIn();
+  try {
+    store.statuses.push(503);
+    const main = startMain(["collector", "--once"], {
+      env: {
+        TSDB_HOST: "127.0.0.1",
+        TSDB_PORT: String(store.port),
+        TSDB_BUFFER_LIMIT: "3",
+        WEATHER_BASE_URL: weather.url,
+        WEATHER_API_KEY: "k3y",
+        PRESSURE_SENSOR: "none",
+      },
+    });
+    assert.equal(await main.exited(), 0);
+    const warnings = main.stderr.filter((line) => line.includes("[WARNING]"));
+    assert.match(
+      warnings[0]!,
+      /\[WARNING\] Time-series buffer full \(3 points\): dropped the 5 oldest$/,
+    );
+    assert.match(
+      warnings[1]!,
+      /\[WARNING\] Time-series store http:\/\/127\.0\.0\.1:\d+\/write\?db=home&precision=ms unavailable: 503 failure 503; keeping 3 points for retry$/,
+    );
+    assert.equal(store.requests.length, 2);
+    assert.deepEqual(
+      store.lines().map((line) => line.split(" ").at(-1)),
+      ["1700010800000", "1700021600000", "1700032400000"],
+    );
+  } finally {
+    await weather.close();
+    await store.close();
+  }
 });

@@ -42,7 +42,17 @@ Deno.test("main.ts data-api serves GET /data with the bearer check and stops on 
     const post = await fetch(`${base}/data`, { method: "POST" });
     assert.equal(post.status, 405);
     assert.equal(post.headers.get("allow"), "GET");
-    await post.body?.cancel();
+    assert.deepEqual(await post.json(), {
+      message: "Method POST not allowed: use GET",
+    });
+
+    const head = await fetch(`${base}/data`, {
+      method: "HEAD",
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
+    assert.equal(head.status, 405);
+    assert.equal(head.headers.get("allow"), "GET");
+    await head.body?.cancel();
 
     const health = await fetch(`${base}/healthz`);
     assert.deepEqual(await health.json(), { status: "ok" });

@@ -33,7 +33,9 @@ Deno.test("forwarder role under faults", async (t) => {
   await t.step(
     "survives the queue server being frozen and resumed",
     async () => {
-      const url = await fauxqs.createQueue("frozen");
+      const url = await fauxqs.createQueue("frozen", {
+        VisibilityTimeout: "2",
+      });
       const sink = startSink();
       const main = startMain(["forwarder"], { env: env(url, sink.url) });
       try {

@@ -47,7 +47,7 @@ function assertNoToken(main: MainProcess, token = TOKEN) {
   assert.ok(!output.includes(token), `token printed:\n${output}`);
 }
 
-Deno.test("notifier through main.ts sends notes to the push API", async (t) => {
+Deno.test("main.ts notifier sends notes to the push API", async (t) => {
   const api = pushStandIn();
   const { main, base } = await startNotifier({
     PUSHBULLET_TOKEN: TOKEN,
@@ -59,6 +59,21 @@ Deno.test("notifier through main.ts sends notes to the push API", async (t) => {
       const response = await fetch(`${base}/`);
       assert.equal(response.status, 200);
       assert.equal(await response.text(), "Usage: GET /note/{title}/{body}");
+    });
+
+    await t.step("GET /healthz answers ok; errors are JSON", async () => {
+      const health = await fetch(`${base}/healthz`);
+      assert.equal(health.status, 200);
+      assert.deepEqual(await health.json(), { status: "ok" });
+      const post = await fetch(`${base}/note/a/b`, { method: "POST" });
+      assert.equal(post.status, 405);
+      assert.equal(post.headers.get("allow"), "GET");
+      assert.deepEqual(await post.json(), {
+        message: "Method POST not allowed: Usage: GET /note/{title}/{body}",
+      });
+      const missing = await fetch(`${base}/note/only-a-title`);
+      assert.equal(missing.status, 404);
+      assert.equal(typeof (await missing.json()).message, "string");
     });
 
     await t.step(
@@ -155,7 +170,7 @@ Deno.test("notifier through main.ts sends notes to the push API", async (t) => {
   }
 });
 
-Deno.test("notifier through main.ts answers 502 when the push API is unreachable", async () => {
+Deno.test("main.ts notifier answers 502 when the push API is unreachable", async () => {
   const { main, base } = await startNotifier({
     PUSHBULLET_TOKEN: TOKEN,
     PUSH_BASE_URL: `http://127.0.0.1:${freePort()}`,
@@ -170,7 +185,7 @@ Deno.test("notifier through main.ts answers 502 when the push API is unreachable
   }
 });
 
-Deno.test("notifier through main.ts reads the token from PUSHBULLET_CONFIG", async (t) => {
+Deno.test("main.ts notifier reads the token from PUSHBULLET_CONFIG", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "notifier-test-" });
   const api = pushStandIn();
   try {
@@ -182,6 +197,7 @@ Deno.test("notifier through main.ts reads the token from PUSHBULLET_CONFIG", asy
           "o.FileT0ken",
         ],
         ["a JSON file", '{"access_token": "o.JsonT0ken"}\n', "o.JsonT0ken"],
+        ["a NAME=token line", "PUSHBULLET_TOKEN=o.LineT0ken\n", "o.LineT0ken"],
       ]
     ) {
       await t.step(name!, async () => {
@@ -212,7 +228,7 @@ Deno.test("notifier through main.ts reads the token from PUSHBULLET_CONFIG", asy
   }
 });
 
-Deno.test("notifier through main.ts stops with exit code 2 on token problems", async (t) => {
+Deno.test("main.ts notifier exits 2 naming the settings when the token is missing or bad", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "notifier-test-" });
   const run = async (env: Record<string, string>) => {
     const main = startMain(["notifier"], {
@@ -231,18 +247,30 @@ Deno.test("notifier through main.ts stops with exit code 2 on token problems", a
       );
     });
 
-    await t.step("an empty token file: names the file", async () => {
-      await Deno.writeTextFile(`${dir}/empty`, " \n");
-      const { code, stderr } = await run({ PUSHBULLET_CONFIG: `${dir}/empty` });
-      assert.equal(code, 2);
-      assert.match(
-        stderr,
-        new RegExp(
-          `^notifier: Invalid PUSHBULLET_CONFIG "${dir}/empty": the file is empty`,
-          "m",
-        ),
-      );
-    });
+    await t.step(
+      "an empty token: names the file and both settings",
+      async () => {
+        for (
+          const [name, content, reason] of [
+            ["empty", " \n", "the file is empty"],
+            ["empty.json", '{"token": ""}', "the JSON file has no"],
+          ]
+        ) {
+          await Deno.writeTextFile(`${dir}/${name}`, content!);
+          const { code, stderr } = await run({
+            PUSHBULLET_CONFIG: `${dir}/${name}`,
+          });
+          assert.equal(code, 2);
+          assert.match(
+            stderr,
+            new RegExp(
+              `^notifier: Invalid PUSHBULLET_CONFIG "${dir}/${name}": ${reason}.*: write the token in it or set PUSHBULLET_TOKEN$`,
+              "m",
+            ),
+          );
+        }
+      },
+    );
 
     await t.step("a missing token file: names the file", async () => {
       const { code, stderr } = await run({

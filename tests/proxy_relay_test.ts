@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { serveApp } from "../lib/http.ts";
 import { createMemoryLog } from "../lib/log.ts";
 import { createProxyApp } from "../services/proxy/app.ts";
+import { createHttp1Client } from "../services/proxy/http1_client.ts";
 import { parseRoutes } from "../services/proxy/routes.ts";
 import { type Echo, startEchoUpstream } from "../services/proxy/_testing.ts";
 import { freePort } from "./_helpers.ts";
@@ -118,7 +119,11 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** The two transports the proxy can relay with: its own client, and `fetch`. */
+type Transport = "pooled client" | "fetch";
+
 async function withProxy(
+  transport: Transport,
   fn: (ctx: {
     proxy: string;
     echo: ReturnType<typeof startEchoUpstream>;
@@ -129,7 +134,9 @@ async function withProxy(
   const echo = startEchoUpstream();
   const behaviour = startBehaviourUpstream();
   const log = createMemoryLog();
+  const client = createHttp1Client();
   const app = createProxyApp({
+    fetch: transport === "fetch" ? fetch : client.fetch,
     routes: parseRoutes(
       `echo=${echo.url}/base/,b=${behaviour.url}/b,closed=http://127.0.0.1:${freePort()}/x`,
     ),
@@ -146,177 +153,190 @@ async function withProxy(
     await fn({ proxy: server.url, echo, behaviour, log });
   } finally {
     await server.stop();
+    client.close();
     await behaviour.stop();
     await echo.stop();
   }
 }
 
-Deno.test("proxy relays method, rest of path, query, headers and body", async (t) => {
-  await withProxy(async ({ proxy, echo }) => {
-    for (const method of ["GET", "POST", "PUT", "DELETE"]) {
-      await t.step(method, async () => {
-        const body = method === "GET" ? undefined : `{"method":"${method}"}`;
-        const response = await fetch(
-          `${proxy}/echo/a/b.json?x=1&y=two%20words`,
-          {
-            method,
-            body,
-            headers: { "x-custom": "kept", "content-type": "application/json" },
-          },
-        );
-        assert.equal(response.status, 200);
-        assert.equal(response.headers.get("access-control-allow-origin"), "*");
-        assert.equal(response.headers.get("x-upstream"), "echo");
-        const seen: Echo = await response.json();
-        assert.equal(seen.method, method);
-        assert.equal(seen.path, "/base/a/b.json");
-        assert.equal(seen.query, "?x=1&y=two%20words");
-        assert.equal(seen.headers["x-custom"], "kept");
-        assert.equal(seen.headers["content-type"], "application/json");
-        assert.equal(seen.headers["host"], new URL(echo.url).host);
-        assert.equal(seen.body, body ?? "");
-      });
-    }
-    await t.step("no credentials are added", async () => {
-      const response = await fetch(`${proxy}/echo/`);
-      const seen: Echo = await response.json();
-      assert.equal(seen.path, "/base/");
-      for (const name of ["authorization", "cookie", "proxy-authorization"]) {
-        assert.equal(seen.headers[name], undefined, name);
-      }
-    });
-  });
-});
-
-Deno.test("proxy returns the remote status, headers and body as they are", async (t) => {
-  await withProxy(async ({ proxy }) => {
-    await t.step("418 with its own header", async () => {
-      const response = await fetch(`${proxy}/b/status`);
-      assert.equal(response.status, 418);
-      assert.equal(response.headers.get("x-kind"), "teapot");
-      assert.equal(await response.text(), "short and stout");
-    });
-    await t.step("204 without a body", async () => {
-      const response = await fetch(`${proxy}/b/empty`, { method: "DELETE" });
-      assert.equal(response.status, 204);
-      assert.equal(await response.text(), "");
-    });
-    await t.step("a redirect is returned, not followed", async () => {
-      const response = await fetch(`${proxy}/b/redirect`, {
-        redirect: "manual",
-      });
-      assert.equal(response.status, 302);
-      assert.equal(
-        response.headers.get("location"),
-        "http://127.0.0.1:1/elsewhere",
-      );
-      await response.body?.cancel();
-    });
-    await t.step("a gzip answer arrives readable", async () => {
-      const response = await fetch(`${proxy}/b/gzip`);
-      assert.equal(await response.text(), "zipped ".repeat(100));
-    });
-  });
-});
-
-Deno.test("proxy streams bodies both ways", async (t) => {
-  await withProxy(async ({ proxy, behaviour }) => {
-    await t.step("the upload reaches the remote before it ends", async () => {
-      const upload = Promise.withResolvers<void>();
-      const body = new ReadableStream<Uint8Array>({
-        async start(controller) {
-          controller.enqueue(new Uint8Array(1000).fill(7));
-          await upload.promise;
-          controller.enqueue(new Uint8Array(24).fill(7));
-          controller.close();
-        },
-      });
-      const answer = fetch(`${proxy}/b/count`, { method: "POST", body });
-      await within(
-        behaviour.firstUploadChunk.promise,
-        10_000,
-        "first upload chunk",
-      );
-      upload.resolve();
-      const response = await answer;
-      assert.deepEqual(await response.json(), {
-        total: 1024,
-        sum: (1024 * 7) % 65521,
-      });
-    });
-    await t.step("the answer reaches the caller before it ends", async () => {
-      const response = await fetch(`${proxy}/b/drip`);
-      const reader = response.body!.pipeThrough(new TextDecoderStream())
-        .getReader();
-      const first = await within(reader.read(), 10_000, "first answer chunk");
-      assert.equal(first.value, "first;");
-      behaviour.firstChunkSeen.resolve();
-      let rest = "";
-      for (
-        let part = await reader.read();
-        !part.done;
-        part = await reader.read()
-      ) {
-        rest += part.value;
-      }
-      assert.equal(rest, "second");
-    });
-    await t.step(
-      "a 16 MiB upload and a 16 MiB answer go through intact",
-      async () => {
-        const size = 16 * MiB;
-        const up = await fetch(`${proxy}/b/count`, {
-          method: "PUT",
-          body: patternStream(size),
-        });
-        const expected = Uint32Array.from(
-          { length: 256 },
-          (_, byte) =>
-            byte < 251
-              ? Math.floor(size / 251) + (byte < size % 251 ? 1 : 0)
-              : 0,
-        );
-        assert.deepEqual(await up.json(), {
-          total: size,
-          sum: checksum(expected),
-        });
-
-        const down = await fetch(`${proxy}/b/big?bytes=${size}`);
-        let total = 0;
-        let mismatch = -1;
-        for await (const chunk of down.body!) {
-          for (let i = 0; i < chunk.length; i++) {
-            if (mismatch < 0 && chunk[i] !== (total + i) % 251) {
-              mismatch = total + i;
-            }
+for (const transport of ["pooled client", "fetch"] as const) {
+  Deno.test(`[${transport}] proxy relays method, rest of path, query, headers and body`, async (t) => {
+    await withProxy(transport, async ({ proxy, echo }) => {
+      for (const method of ["GET", "POST", "PUT", "DELETE"]) {
+        await t.step(method, async () => {
+          const body = method === "GET" ? undefined : `{"method":"${method}"}`;
+          const response = await fetch(
+            `${proxy}/echo/a/b.json?x=1&y=two%20words`,
+            {
+              method,
+              body,
+              headers: {
+                "x-custom": "kept",
+                "content-type": "application/json",
+              },
+            },
+          );
+          assert.equal(response.status, 200);
+          assert.equal(
+            response.headers.get("access-control-allow-origin"),
+            "*",
+          );
+          assert.equal(response.headers.get("x-upstream"), "echo");
+          const seen: Echo = await response.json();
+          assert.equal(seen.method, method);
+          assert.equal(seen.path, "/base/a/b.json");
+          assert.equal(seen.query, "?x=1&y=two%20words");
+          assert.equal(seen.headers["x-custom"], "kept");
+          assert.equal(seen.headers["content-type"], "application/json");
+          assert.equal(seen.headers["host"], new URL(echo.url).host);
+          assert.equal(seen.body, body ?? "");
+          if (body && transport === "pooled client") {
+            // A declared length goes on with the streamed body (fetch chunks it).
+            assert.equal(seen.headers["content-length"], String(body.length));
           }
-          total += chunk.length;
+        });
+      }
+      await t.step("no credentials are added", async () => {
+        const response = await fetch(`${proxy}/echo/`);
+        const seen: Echo = await response.json();
+        assert.equal(seen.path, "/base/");
+        for (const name of ["authorization", "cookie", "proxy-authorization"]) {
+          assert.equal(seen.headers[name], undefined, name);
         }
-        assert.equal(total, size);
-        assert.equal(mismatch, -1);
-      },
-    );
+      });
+    });
   });
-});
 
-Deno.test("proxy answers 502 for an unreachable remote and 504 past the time-out", async (t) => {
-  await withProxy(async ({ proxy, log }) => {
-    await t.step("502 for a closed port", async () => {
-      const response = await fetch(`${proxy}/closed/x`);
-      assert.equal(response.status, 502);
-      assert.equal(response.headers.get("access-control-allow-origin"), "*");
-      assert.deepEqual(await response.json(), {
-        message: 'Remote of route "closed" is unreachable',
+  Deno.test(`[${transport}] proxy returns the remote status, headers and body as they are`, async (t) => {
+    await withProxy(transport, async ({ proxy }) => {
+      await t.step("418 with its own header", async () => {
+        const response = await fetch(`${proxy}/b/status`);
+        assert.equal(response.status, 418);
+        assert.equal(response.headers.get("x-kind"), "teapot");
+        assert.equal(await response.text(), "short and stout");
+      });
+      await t.step("204 without a body", async () => {
+        const response = await fetch(`${proxy}/b/empty`, { method: "DELETE" });
+        assert.equal(response.status, 204);
+        assert.equal(await response.text(), "");
+      });
+      await t.step("a redirect is returned, not followed", async () => {
+        const response = await fetch(`${proxy}/b/redirect`, {
+          redirect: "manual",
+        });
+        assert.equal(response.status, 302);
+        assert.equal(
+          response.headers.get("location"),
+          "http://127.0.0.1:1/elsewhere",
+        );
+        await response.body?.cancel();
+      });
+      await t.step("a gzip answer arrives readable", async () => {
+        const response = await fetch(`${proxy}/b/gzip`);
+        assert.equal(await response.text(), "zipped ".repeat(100));
       });
     });
-    await t.step("504 for a remote that hangs", async () => {
-      const response = await fetch(`${proxy}/b/hang`);
-      assert.equal(response.status, 504);
-      assert.deepEqual(await response.json(), {
-        message: 'Remote of route "b" did not answer within 1000 ms',
-      });
-    });
-    assert.equal(log.at("WARNING").length, 2);
-    assert.equal(log.at("ERROR").length, 0);
   });
-});
+
+  Deno.test(`[${transport}] proxy streams bodies both ways`, async (t) => {
+    await withProxy(transport, async ({ proxy, behaviour }) => {
+      await t.step("the upload reaches the remote before it ends", async () => {
+        const upload = Promise.withResolvers<void>();
+        const body = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            controller.enqueue(new Uint8Array(1000).fill(7));
+            await upload.promise;
+            controller.enqueue(new Uint8Array(24).fill(7));
+            controller.close();
+          },
+        });
+        const answer = fetch(`${proxy}/b/count`, { method: "POST", body });
+        await within(
+          behaviour.firstUploadChunk.promise,
+          10_000,
+          "first upload chunk",
+        );
+        upload.resolve();
+        const response = await answer;
+        assert.deepEqual(await response.json(), {
+          total: 1024,
+          sum: (1024 * 7) % 65521,
+        });
+      });
+      await t.step("the answer reaches the caller before it ends", async () => {
+        const response = await fetch(`${proxy}/b/drip`);
+        const reader = response.body!.pipeThrough(new TextDecoderStream())
+          .getReader();
+        const first = await within(reader.read(), 10_000, "first answer chunk");
+        assert.equal(first.value, "first;");
+        behaviour.firstChunkSeen.resolve();
+        let rest = "";
+        for (
+          let part = await reader.read();
+          !part.done;
+          part = await reader.read()
+        ) {
+          rest += part.value;
+        }
+        assert.equal(rest, "second");
+      });
+      await t.step(
+        "a 16 MiB upload and a 16 MiB answer go through intact",
+        async () => {
+          const size = 16 * MiB;
+          const up = await fetch(`${proxy}/b/count`, {
+            method: "PUT",
+            body: patternStream(size),
+          });
+          const expected = Uint32Array.from(
+            { length: 256 },
+            (_, byte) =>
+              byte < 251
+                ? Math.floor(size / 251) + (byte < size % 251 ? 1 : 0)
+                : 0,
+          );
+          assert.deepEqual(await up.json(), {
+            total: size,
+            sum: checksum(expected),
+          });
+
+          const down = await fetch(`${proxy}/b/big?bytes=${size}`);
+          let total = 0;
+          let mismatch = -1;
+          for await (const chunk of down.body!) {
+            for (let i = 0; i < chunk.length; i++) {
+              if (mismatch < 0 && chunk[i] !== (total + i) % 251) {
+                mismatch = total + i;
+              }
+            }
+            total += chunk.length;
+          }
+          assert.equal(total, size);
+          assert.equal(mismatch, -1);
+        },
+      );
+    });
+  });
+
+  Deno.test(`[${transport}] proxy answers 502 for an unreachable remote and 504 past the time-out`, async (t) => {
+    await withProxy(transport, async ({ proxy, log }) => {
+      await t.step("502 for a closed port", async () => {
+        const response = await fetch(`${proxy}/closed/x`);
+        assert.equal(response.status, 502);
+        assert.equal(response.headers.get("access-control-allow-origin"), "*");
+        assert.deepEqual(await response.json(), {
+          message: 'Remote of route "closed" is unreachable',
+        });
+      });
+      await t.step("504 for a remote that hangs", async () => {
+        const response = await fetch(`${proxy}/b/hang`);
+        assert.equal(response.status, 504);
+        assert.deepEqual(await response.json(), {
+          message: 'Remote of route "b" did not answer within 1000 ms',
+        });
+      });
+      assert.equal(log.at("WARNING").length, 2);
+      assert.equal(log.at("ERROR").length, 0);
+    });
+  });
+}

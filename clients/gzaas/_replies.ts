@@ -1,3 +1,8 @@
+/**
+ * Checks the JSON replies of the styled-message API and turns them into results.
+ *
+ * @module
+ */
 import { GzaasError } from "./gzaas_error.ts";
 import type { Reply } from "./_request.ts";
 import type { GzaasEntry } from "./types.ts";

@@ -1,3 +1,8 @@
+/**
+ * Sends one call of the {@linkcode Gzaas} client and classifies its failures.
+ *
+ * @module
+ */
 import { GzaasError } from "./gzaas_error.ts";
 
 /** How requests are sent: the fetch to use and the time-out. */
@@ -56,7 +61,7 @@ export async function requestJson(
 }
 
 /** The server's `errorMessage` member, when the body has one. */
-export function serverMessage(
+function serverMessage(
   body: { value: unknown } | undefined,
 ): string | undefined {
   const value = body?.value;
@@ -103,9 +108,7 @@ async function send(
     }
     if (signal?.aborted) throw aborted(call.what, signal.reason);
     throw new GzaasError(
-      `Gzaas API unreachable for ${call.what}: ${
-        error instanceof Error ? error.message : String(error)
-      }`,
+      `Gzaas API unreachable for ${call.what}: ${reasonOf(error)}`,
       { kind: "network", cause: error },
     );
   } finally {
@@ -119,4 +122,12 @@ function aborted(what: string, reason: unknown): GzaasError {
     kind: "aborted",
     cause: reason,
   });
+}
+
+/** The message of a thrown value, with its cause's (fetch puts the reason there). */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error
+    ? `${error.message}: ${error.cause.message}`
+    : error.message;
 }

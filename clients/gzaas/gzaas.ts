@@ -1,6 +1,19 @@
-import { canParse, checkHex } from "./_checks.ts";
+/**
+ * The {@linkcode Gzaas} class: the styled-message API client.
+ *
+ * @module
+ */
+import {
+  checkBaseUrl,
+  checkHex,
+  checkInteger,
+  checkNumResults,
+  checkText,
+  checkTimeout,
+} from "./_checks.ts";
 import { parseCreated, parseEntries } from "./_replies.ts";
 import { requestJson, type Transport } from "./_request.ts";
+import { type WriteField, writeForm } from "./_write_form.ts";
 import type {
   GzaasCreateOptions,
   GzaasFont,
@@ -15,21 +28,6 @@ export const GZAAS_DEFAULT_BASE_URL = "http://gzaas.com/api/v1";
 
 /** Default time-out of a call, in milliseconds. */
 export const GZAAS_DEFAULT_TIMEOUT_MS = 10_000;
-
-/** Form fields of `POST /write` in the order they are sent (`message` is the text). */
-const FIELDS = [
-  "apikey",
-  "message",
-  "font",
-  "color",
-  "backcolor",
-  "backpattern",
-  "shadows",
-  "style",
-  "visibility",
-  "launcher",
-] as const;
-type Field = (typeof FIELDS)[number];
 
 /**
  * Client of the styled-message (gzaas) API: lists fonts, styles and patterns, and
@@ -57,7 +55,7 @@ type Field = (typeof FIELDS)[number];
 export class Gzaas {
   #baseUrl: string;
   #transport: Transport;
-  #fields = new Map<Field, string>();
+  #fields = new Map<WriteField, string>();
 
   /**
    * Creates a client.
@@ -71,21 +69,11 @@ export class Gzaas {
    * ```
    */
   constructor(options: GzaasOptions = {}) {
-    const baseUrl = options.baseUrl ?? GZAAS_DEFAULT_BASE_URL;
-    if (!canParse(baseUrl)) {
-      throw new TypeError(
-        `Invalid baseUrl "${baseUrl}": expected an absolute URL`,
-      );
-    }
-    const timeoutMs = options.timeoutMs ?? GZAAS_DEFAULT_TIMEOUT_MS;
-    if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-      throw new TypeError(
-        `Invalid timeoutMs "${timeoutMs}": expected a positive number of milliseconds`,
-      );
-    }
-    this.#baseUrl = baseUrl.replace(/\/+$/, "");
-    const fetchFn = options.fetch ?? ((input, init) => fetch(input, init));
-    this.#transport = { fetch: fetchFn, timeoutMs };
+    this.#baseUrl = checkBaseUrl(options.baseUrl ?? GZAAS_DEFAULT_BASE_URL);
+    this.#transport = {
+      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      timeoutMs: checkTimeout(options.timeoutMs ?? GZAAS_DEFAULT_TIMEOUT_MS),
+    };
   }
 
   /**
@@ -97,7 +85,7 @@ export class Gzaas {
    * ```
    */
   setApiKey(key: string): this {
-    return this.#set("apikey", "API key", key, { secret: true });
+    return this.#set("apikey", checkText("API key", key, { secret: true }));
   }
 
   /**
@@ -109,7 +97,7 @@ export class Gzaas {
    * ```
    */
   setFont(hashtag: string): this {
-    return this.#set("font", "font", hashtag);
+    return this.#set("font", checkText("font", hashtag));
   }
 
   /**
@@ -122,7 +110,7 @@ export class Gzaas {
    * ```
    */
   setBackPattern(hashtag: string): this {
-    return this.#set("backpattern", "pattern", hashtag);
+    return this.#set("backpattern", checkText("pattern", hashtag));
   }
 
   /**
@@ -134,7 +122,7 @@ export class Gzaas {
    * ```
    */
   setStyle(hashtag: string): this {
-    return this.#set("style", "style", hashtag);
+    return this.#set("style", checkText("style", hashtag));
   }
 
   /**
@@ -147,7 +135,7 @@ export class Gzaas {
    * ```
    */
   setColor(hex: string): this {
-    return this.#set("color", "color", checkHex("color", hex));
+    return this.#set("color", checkHex("color", hex));
   }
 
   /**
@@ -160,7 +148,7 @@ export class Gzaas {
    * ```
    */
   setBackcolor(hex: string): this {
-    return this.#set("backcolor", "backcolor", checkHex("backcolor", hex));
+    return this.#set("backcolor", checkHex("backcolor", hex));
   }
 
   /**
@@ -172,7 +160,7 @@ export class Gzaas {
    * ```
    */
   setShadows(shadows: string): this {
-    return this.#set("shadows", "shadows", shadows);
+    return this.#set("shadows", checkText("shadows", shadows));
   }
 
   /**
@@ -186,12 +174,8 @@ export class Gzaas {
    * ```
    */
   setVisibility(visibility: number): this {
-    if (!Number.isInteger(visibility)) {
-      throw new TypeError(
-        `Invalid visibility "${visibility}": expected an integer`,
-      );
-    }
-    return this.#set("visibility", "visibility", String(visibility));
+    const value = checkInteger("visibility", visibility);
+    return this.#set("visibility", String(value));
   }
 
   /**
@@ -203,7 +187,7 @@ export class Gzaas {
    * ```
    */
   setLauncher(launcher: string): this {
-    return this.#set("launcher", "launcher", launcher);
+    return this.#set("launcher", checkText("launcher", launcher));
   }
 
   /**
@@ -258,14 +242,7 @@ export class Gzaas {
     text: string,
     options: GzaasCreateOptions = {},
   ): Promise<string> {
-    if (typeof text !== "string" || text === "") {
-      throw new TypeError("Invalid message: expected a non-empty string");
-    }
-    const form = new URLSearchParams();
-    for (const field of FIELDS) {
-      const value = field === "message" ? text : this.#fields.get(field);
-      if (value !== undefined) form.append(field, value);
-    }
+    const form = writeForm(this.#fields, checkText("message", text));
     const what = "POST /write";
     const reply = await requestJson(this.#transport, {
       what,
@@ -288,12 +265,7 @@ export class Gzaas {
     path: "fonts" | "styles" | "patterns",
     options: GzaasListOptions,
   ): Promise<T[]> {
-    const numResults = options.numResults ?? 0;
-    if (!(Number.isInteger(numResults) && numResults >= 0)) {
-      throw new TypeError(
-        `Invalid numResults "${numResults}": expected an integer of at least 0 (0 means all)`,
-      );
-    }
+    const numResults = checkNumResults(options.numResults ?? 0);
     const query = new URLSearchParams({
       nowFeatured: options.nowFeatured ? "1" : "0",
       numResults: String(numResults),
@@ -309,18 +281,7 @@ export class Gzaas {
     return parseEntries<T>(what, reply);
   }
 
-  #set(
-    field: Field,
-    label: string,
-    value: string,
-    options: { secret?: boolean } = {},
-  ): this {
-    if (typeof value !== "string" || value === "") {
-      const shown = options.secret ? "" : ` "${String(value)}"`;
-      throw new TypeError(
-        `Invalid ${label}${shown}: expected a non-empty string`,
-      );
-    }
+  #set(field: WriteField, value: string): this {
     this.#fields.set(field, value);
     return this;
   }

@@ -1,4 +1,10 @@
 /**
+ * The typed error of the {@linkcode Gzaas} client.
+ *
+ * @module
+ */
+
+/**
  * What went wrong with a styled-message API call:
  * - `http`: the server answered an error status (or `"valid": false`)
  * - `invalid-reply`: the reply is not the documented JSON

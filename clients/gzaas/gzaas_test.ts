@@ -367,6 +367,11 @@ Deno.test("Gzaas against an unreachable port fails with kind network", async () 
   assert.equal(error.kind, "network");
   assert.equal(error.status, undefined);
   assert.match(error.message, /^Gzaas API unreachable for POST \/write: /);
+  const reason = (error.cause as Error).cause as Error;
+  assert.ok(
+    error.message.endsWith(`: ${reason.message}`),
+    "the message carries the reason",
+  );
   assert.equal((await rejection(gzaas.listFonts())).kind, "network");
 });
 
@@ -384,13 +389,18 @@ Deno.test("Gzaas uses the injected fetch and the default base URL", async () => 
   ]);
 });
 
-Deno.test("Gzaas setters and arguments are validated", async () => {
+Deno.test("Gzaas setters and arguments throw a TypeError when the value is invalid", async () => {
   const gzaas = new Gzaas();
   assert.equal(
     gzaas.setColor("aBc123").setBackcolor("fff"),
     gzaas,
     "chainable",
   );
+  assert.throws(() => gzaas.setColor("#ff0000"), {
+    name: "TypeError",
+    message:
+      'Invalid color "#ff0000": expected 3 or 6 hex digits without #, such as ff0000',
+  });
   for (const bad of ["#ff0000", "red", "ff00", "gg0000", ""]) {
     assert.throws(() => gzaas.setColor(bad), TypeError, bad);
     assert.throws(() => gzaas.setBackcolor(bad), TypeError, bad);

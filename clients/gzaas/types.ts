@@ -1,3 +1,9 @@
+/**
+ * Types of the {@linkcode Gzaas} client's options and list entries.
+ *
+ * @module
+ */
+
 /** Fields every list entry has; the server may send more. */
 export interface GzaasEntry {
   /** The entry's identifier, as given to the setters. */

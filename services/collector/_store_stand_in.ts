@@ -11,7 +11,12 @@ import { sleep } from "../../lib/backoff.ts";
 export function startStore() {
   const statuses: (number | "hang")[] = [];
   const bodies: string[] = [];
-  const requests: { url: string; auth: string | null }[] = [];
+  const requests: {
+    url: string;
+    auth: string | null;
+    contentType: string | null;
+    encoding: string | null;
+  }[] = [];
   const closing = new AbortController();
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
@@ -20,6 +25,8 @@ export function startStore() {
       requests.push({
         url: request.url,
         auth: request.headers.get("authorization"),
+        contentType: request.headers.get("content-type"),
+        encoding: request.headers.get("content-encoding"),
       });
       const status = statuses.shift() ?? 204;
       if (status === "hang") {

@@ -55,7 +55,7 @@ export function createCollector(options: CollectorOptions): Collector {
         log.info(describeSample(sample));
       } catch (error) {
         log.error(
-          `Point ${sample.measurement} not written: ${errorText(error)}`,
+          `Point "${sample.measurement}" not written: ${errorText(error)}`,
         );
       }
     }

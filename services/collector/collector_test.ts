@@ -61,7 +61,7 @@ Deno.test("createCollector() logs a failing step at ERROR and still writes the o
   const errors = log.at("ERROR");
   assert.equal(errors.length, 2);
   assert.ok(
-    errors.some((e) => /^Point home_broken not written: /.test(e)),
+    errors.some((e) => /^Point "home_broken" not written: /.test(e)),
     errors.join("\n"),
   );
   assert.ok(errors.includes("Indoor step failed: sensor bus is gone"));

@@ -7,13 +7,8 @@
 import { errorText, type Log } from "../../lib/log.ts";
 import { deadline, raceSignal } from "./_deadline.ts";
 import type { Step } from "./collector.ts";
+import type { PressureSource } from "./pressure/pressure_source.ts";
 import { float, type Sample } from "./sample.ts";
-
-/** A pressure sensor: `read()` resolves with the pressure in hPa. */
-export interface PressureReader {
-  /** Reads the pressure in hPa. */
-  read(): Promise<number>;
-}
 
 /** A thermometer reading (the BeeWi sensor's). */
 export interface ThermometerReading {
@@ -35,7 +30,7 @@ export interface IndoorStepOptions {
    * Returns the pressure sensor, `undefined` when none is configured; may throw when
    * the sensor cannot be set up (reported at ERROR, retried next pass).
    */
-  pressure: () => PressureReader | undefined;
+  pressure: () => PressureSource | undefined;
   /** The thermometer; `undefined` when it is not configured (see `missing`). */
   thermometer?: ReadThermometer;
   /** Why there is no thermometer, e.g. the missing address. */

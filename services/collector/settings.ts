@@ -18,31 +18,36 @@ import {
   text,
   url,
 } from "../../lib/settings.ts";
+import { normalizeBluetoothAddress } from "../reader/bluetooth_address.ts";
 import { cronSchedule } from "./cron_schedule.ts";
 import { pressureSettings } from "./pressure/mod.ts";
 import { baseUrl } from "./tsdb_target.ts";
 
-/** A host name, `host:port`, or an http(s) base URL of the store. */
-function tsdbHost(): Setting<string> {
-  const setting = text({
-    description: "Host (or base URL) of the time-series store",
-  });
+/** A text setting whose value must pass `isValid`; `expected` says what it takes. */
+function checkedText(
+  description: string,
+  isValid: (value: string) => boolean,
+  expected: string,
+): Setting<string> {
+  const setting = text({ description });
   return {
     ...setting,
     read(raw) {
       const value = setting.read(raw);
-      let parsed: URL | undefined;
-      try {
-        parsed = new URL(baseUrl(value, 8086));
-      } catch {
-        // reported below
-      }
-      if (!parsed || !["http:", "https:"].includes(parsed.protocol)) {
-        throw new Error("expected a host name or an http(s) base URL");
-      }
+      if (!isValid(value)) throw new Error(`expected ${expected}`);
       return value;
     },
   };
+}
+
+/** Whether `host` is a host name, `host:port`, or an http(s) base URL. */
+function isStoreHost(host: string): boolean {
+  try {
+    const { protocol } = new URL(baseUrl(host, 8086));
+    return protocol === "http:" || protocol === "https:";
+  } catch {
+    return false;
+  }
 }
 
 /** Every environment variable the `collector` role reads. */
@@ -51,9 +56,11 @@ export const collectorSettings = {
     description: "Cron expression (UTC) of the collector passes",
     default: "*/5 * * * *",
   }),
-  TEMPERATURE_SENSOR: optional(text({
-    description: "BLE address of the BeeWi thermometer (indoor temperature)",
-  })),
+  TEMPERATURE_SENSOR: optional(checkedText(
+    "BLE address of the BeeWi thermometer (indoor temperature)",
+    (address) => normalizeBluetoothAddress(address) !== undefined,
+    "a Bluetooth address such as AA:BB:CC:DD:EE:FF",
+  )),
   TEMPERATURE_TIMEOUT_MS: durationMs({
     description: "Time the thermometer scan gets for a reading on each pass",
     default: 20_000,
@@ -89,7 +96,11 @@ export const collectorSettings = {
     default: 10_000,
     min: 1,
   }),
-  TSDB_HOST: tsdbHost(),
+  TSDB_HOST: checkedText(
+    "Host (or base URL) of the time-series store",
+    isStoreHost,
+    "a host name or an http(s) base URL",
+  ),
   TSDB_PORT: port({
     description: "Port of the time-series store",
     default: 8086,

@@ -22,10 +22,11 @@ Deno.test("collectorSettings needs only TSDB_HOST and has the documented default
   );
 });
 
-Deno.test("collectorSettings rejects a malformed store host, API or UV source", () => {
+Deno.test("collectorSettings rejects a malformed store host, API, UV source or thermometer", () => {
   assert.throws(
     () =>
       parseSettings(collectorSettings, {
+        TEMPERATURE_SENSOR: "kitchen",
         TSDB_HOST: "ftp://influx",
         TSDB_API: "v3",
         WEATHER_UVI_SOURCE: "sky",
@@ -33,6 +34,7 @@ Deno.test("collectorSettings rejects a malformed store host, API or UV source", 
       }),
     (error: SettingsError) => {
       assert.deepEqual(error.problems, [
+        'Invalid TEMPERATURE_SENSOR "kitchen": expected a Bluetooth address such as AA:BB:CC:DD:EE:FF',
         'Invalid WEATHER_UVI_SOURCE "sky": expected one of uvi, onecall',
         'Invalid TSDB_HOST "ftp://influx": expected a host name or an http(s) base URL',
         'Invalid TSDB_API "v3": expected one of v1, v2',
@@ -54,4 +56,11 @@ Deno.test("collectorSettings rejects a malformed store host, API or UV source", 
       host,
     );
   }
+  assert.equal(
+    parseSettings(collectorSettings, {
+      TSDB_HOST: "h",
+      TEMPERATURE_SENSOR: "aabbccddeeff",
+    }).TEMPERATURE_SENSOR,
+    "aabbccddeeff",
+  );
 });

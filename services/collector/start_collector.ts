@@ -7,13 +7,11 @@
 import type { Log } from "../../lib/log.ts";
 import type { RunningRole } from "../../lib/role.ts";
 import { createCollector } from "./collector.ts";
-import {
-  createIndoorStep,
-  type PressureReader,
-  type ThermometerReading,
-} from "./indoor_step.ts";
+import { createIndoorStep, type ThermometerReading } from "./indoor_step.ts";
 import { createOutdoorStep } from "./outdoor_step.ts";
+import type { PressureSource } from "./pressure/pressure_source.ts";
 import type { CollectorSettings } from "./settings.ts";
+import { createLineSender } from "./line_sender.ts";
 import { tsdbTarget } from "./tsdb_target.ts";
 import { createTsdbWriter } from "./tsdb_writer.ts";
 import { createWeatherClient } from "./weather_client.ts";
@@ -32,7 +30,7 @@ export interface CollectorDependencies {
   /** Run a single pass, flush, and end (`--once`). */
   once: boolean;
   /** Creates the pressure sensor (`undefined` for none); may throw. */
-  createPressureSource(): PressureReader | undefined;
+  createPressureSource(): PressureSource | undefined;
   /** Reads the BLE thermometer at `address`. */
   readTemperature(
     address: string,
@@ -40,8 +38,6 @@ export interface CollectorDependencies {
   ): Promise<ThermometerReading | undefined>;
   /** @default Deno.cron */
   schedule?: Schedule;
-  /** The fetch for weather calls and writes. @default globalThis.fetch */
-  fetch?: typeof fetch;
   /** Bound of the final flush on stop. @default 10000 */
   finalFlushMs?: number;
   /** Backoff between write retries. @default { baseMs: 1000, maxMs: 60000 } */
@@ -75,15 +71,15 @@ export function startCollector(
     password: settings.TSDB_PASSWORD,
   });
   const writer = createTsdbWriter({
-    target,
+    send: createLineSender(target),
+    label: target.label,
     bufferLimit: settings.TSDB_BUFFER_LIMIT,
     timeoutMs: settings.TSDB_TIMEOUT_MS,
     backoff: deps.backoff,
-    fetch: deps.fetch,
     log,
   });
 
-  let pressure: PressureReader | undefined | null = null;
+  let pressure: PressureSource | undefined | null = null;
   const address = settings.TEMPERATURE_SENSOR;
   const indoor = createIndoorStep({
     pressure: () =>
@@ -107,7 +103,6 @@ export function startCollector(
       lon: settings.WEATHER_LON,
       uviSource: settings.WEATHER_UVI_SOURCE,
       timeoutMs: settings.WEATHER_TIMEOUT_MS,
-      fetch: deps.fetch,
       log,
     }),
     missing: "WEATHER_API_KEY is not set: set the OpenWeatherMap API key",

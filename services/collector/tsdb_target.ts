@@ -5,15 +5,32 @@
  * @module
  */
 
-/** The write endpoint: URL with its query, and the headers to send. */
-export interface TsdbTarget {
+/**
+ * The write endpoint. v1 is posted as it is (`url` and `headers`); v2 goes through the
+ * write API of `@influxdata/influxdb-client`, which takes the base URL, organisation,
+ * bucket and token.
+ */
+export type TsdbTarget = {
+  readonly api: "v1";
   /** Full write URL, including `precision=ms`. */
   readonly url: string;
   /** Headers (credentials), never logged. */
   readonly headers: Readonly<Record<string, string>>;
   /** The URL without credentials, for logs. */
   readonly label: string;
-}
+} | {
+  readonly api: "v2";
+  /** Base URL of the store, without credentials or trailing slash. */
+  readonly root: string;
+  /** Organisation (`""` when unset: VictoriaMetrics needs none). */
+  readonly org: string;
+  /** Bucket. */
+  readonly bucket: string;
+  /** API token, never logged. */
+  readonly token?: string;
+  /** The write URL, for logs. */
+  readonly label: string;
+};
 
 /** What {@linkcode tsdbTarget} reads. */
 export interface TsdbTargetOptions {
@@ -42,7 +59,7 @@ export interface TsdbTargetOptions {
  *
  * @example
  * ```ts
- * tsdbTarget({ host: "localhost", port: 8086, api: "v1", database: "home" }).url;
+ * tsdbTarget({ host: "localhost", port: 8086, api: "v1", database: "home" }).label;
  * // "http://localhost:8086/write?db=home&precision=ms"
  * ```
  */
@@ -55,28 +72,31 @@ export function tsdbTarget(options: TsdbTargetOptions): TsdbTarget {
   base.username = "";
   base.password = "";
   const root = base.href.replace(/\/+$/, "");
+  if (options.api === "v2") {
+    const org = options.org ?? "";
+    const bucket = options.bucket ?? options.database;
+    // The path the client library posts to.
+    const query = new URLSearchParams({ org, bucket, precision: "ms" });
+    return {
+      api: "v2",
+      root,
+      org,
+      bucket,
+      token: options.token,
+      label: `${root}/api/v2/write?${query}`,
+    };
+  }
   const headers: Record<string, string> = {
     "Content-Type": "text/plain; charset=utf-8",
   };
-  let url: URL;
-  if (options.api === "v1") {
-    url = new URL(`${root}/write`);
-    url.searchParams.set("db", options.database);
-    if (username !== undefined) {
-      const pair = `${username}:${password}`;
-      const bytes = new TextEncoder().encode(pair);
-      headers.Authorization = `Basic ${btoa(String.fromCharCode(...bytes))}`;
-    }
-  } else {
-    url = new URL(`${root}/api/v2/write`);
-    if (options.org !== undefined) url.searchParams.set("org", options.org);
-    url.searchParams.set("bucket", options.bucket ?? options.database);
-    if (options.token !== undefined) {
-      headers.Authorization = `Token ${options.token}`;
-    }
-  }
+  const url = new URL(`${root}/write`);
+  url.searchParams.set("db", options.database);
   url.searchParams.set("precision", "ms");
-  return { url: url.href, headers, label: url.href };
+  if (username !== undefined) {
+    const bytes = new TextEncoder().encode(`${username}:${password}`);
+    headers.Authorization = `Basic ${btoa(String.fromCharCode(...bytes))}`;
+  }
+  return { api: "v1", url: url.href, headers, label: url.href };
 }
 
 /**

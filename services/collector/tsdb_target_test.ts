@@ -1,15 +1,20 @@
 import assert from "node:assert/strict";
-import { tsdbTarget } from "./tsdb_target.ts";
+import { type TsdbTarget, tsdbTarget } from "./tsdb_target.ts";
+
+function v1(target: TsdbTarget) {
+  assert.equal(target.api, "v1");
+  return target as Extract<TsdbTarget, { api: "v1" }>;
+}
 
 Deno.test("tsdbTarget() builds the v1 /write URL with basic auth", () => {
-  const target = tsdbTarget({
+  const target = v1(tsdbTarget({
     host: "influx.local",
     port: 8086,
     api: "v1",
     database: "home",
     username: "pi",
     password: "sécret",
-  });
+  }));
   assert.equal(
     target.url,
     "http://influx.local:8086/write?db=home&precision=ms",
@@ -20,34 +25,46 @@ Deno.test("tsdbTarget() builds the v1 /write URL with basic auth", () => {
   assert.equal(new TextDecoder().decode(bytes), "pi:sécret");
 });
 
-Deno.test("tsdbTarget() builds the v2 URL with org, bucket and token", () => {
-  const target = tsdbTarget({
-    host: "https://tsdb.example.com/",
-    port: 8086,
+Deno.test("tsdbTarget() gives the v2 client its base URL, org, bucket and token", () => {
+  assert.deepEqual(
+    tsdbTarget({
+      host: "https://tsdb.example.com/",
+      port: 8086,
+      api: "v2",
+      database: "home",
+      org: "my org",
+      token: "t0k",
+    }),
+    {
+      api: "v2",
+      root: "https://tsdb.example.com",
+      org: "my org",
+      bucket: "home",
+      token: "t0k",
+      label:
+        "https://tsdb.example.com/api/v2/write?org=my+org&bucket=home&precision=ms",
+    },
+  );
+  const bare = tsdbTarget({
+    host: "::1",
+    port: 1,
     api: "v2",
-    database: "home",
-    org: "my org",
-    token: "t0k",
+    database: "d",
+    bucket: "b",
   });
   assert.equal(
-    target.url,
-    "https://tsdb.example.com/api/v2/write?org=my+org&bucket=home&precision=ms",
-  );
-  assert.equal(target.headers.Authorization, "Token t0k");
-  assert.equal(
-    tsdbTarget({ host: "::1", port: 1, api: "v2", database: "d", bucket: "b" })
-      .url,
-    "http://[::1]:1/api/v2/write?bucket=b&precision=ms",
+    bare.label,
+    "http://[::1]:1/api/v2/write?org=&bucket=b&precision=ms",
   );
 });
 
 Deno.test("tsdbTarget() moves credentials of a host URL into a header", () => {
-  const target = tsdbTarget({
+  const target = v1(tsdbTarget({
     host: "https://pi:p%40ss@tsdb.example.com:8443",
     port: 8086,
     api: "v1",
     database: "home",
-  });
+  }));
   assert.equal(
     target.url,
     "https://tsdb.example.com:8443/write?db=home&precision=ms",
@@ -58,7 +75,7 @@ Deno.test("tsdbTarget() moves credentials of a host URL into a header", () => {
 
 Deno.test("tsdbTarget() keeps a port written in the host", () => {
   const url = (host: string) =>
-    tsdbTarget({ host, port: 8086, api: "v1", database: "d" }).url;
+    tsdbTarget({ host, port: 8086, api: "v1", database: "d" }).label;
   assert.equal(
     url("influx:9999"),
     "http://influx:9999/write?db=d&precision=ms",

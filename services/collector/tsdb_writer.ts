@@ -8,18 +8,18 @@
 import { backoffDelay, sleep } from "../../lib/backoff.ts";
 import { errorText, type Log } from "../../lib/log.ts";
 import { deadline, raceSignal } from "./_deadline.ts";
-import type { TsdbTarget } from "./tsdb_target.ts";
+import type { SendLines } from "./line_sender.ts";
 
 /** What {@linkcode createTsdbWriter} needs. */
 export interface TsdbWriterOptions {
-  /** The write endpoint. */
-  target: TsdbTarget;
+  /** Sends one batch to the store. */
+  send: SendLines;
+  /** The store's write URL (without credentials), for logs. */
+  label: string;
   /** Most points kept while the store cannot be reached. */
   bufferLimit: number;
   /** Logger. */
   log: Log;
-  /** The fetch to use. @default globalThis.fetch */
-  fetch?: typeof fetch;
   /** Time limit of one write request. @default 10000 */
   timeoutMs?: number;
   /** Most points per request. @default 5000 */
@@ -55,8 +55,7 @@ interface Entry {
  * batch with an ERROR naming the store's reason.
  */
 export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
-  const { target, log, bufferLimit } = options;
-  const fetchFn = options.fetch ?? fetch;
+  const { send, label, log, bufferLimit } = options;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const batchSize = options.batchSize ?? 5000;
   const backoff = options.backoff ?? { baseMs: 1000, maxMs: 60_000 };
@@ -69,16 +68,10 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   async function post(batch: readonly Entry[]): Promise<Outcome> {
     const limit = deadline(timeoutMs, stopping.signal);
     try {
-      const response = await fetchFn(target.url, {
-        method: "POST",
-        headers: target.headers,
-        body: batch.map((entry) => entry.line).join("\n"),
-        signal: limit.signal,
-      });
-      const text = await response.text();
-      if (response.ok) return { kind: "written" };
-      const reason = `${response.status} ${storeMessage(text)}`.trim();
-      const retry = response.status === 429 || response.status >= 500;
+      const reply = await send(batch.map((entry) => entry.line), limit.signal);
+      if (reply.status >= 200 && reply.status < 300) return { kind: "written" };
+      const reason = `${reply.status} ${storeMessage(reply.text)}`.trim();
+      const retry = reply.status === 429 || reply.status >= 500;
       return { kind: retry ? "retry" : "drop", reason };
     } catch (error) {
       return {
@@ -101,7 +94,7 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
         lastReason = outcome.reason;
         if (attempt === 0) {
           log.warn(
-            `Time-series store ${target.label} unavailable: ${outcome.reason}; keeping ${buffer.length} points for retry`,
+            `Time-series store ${label} unavailable: ${outcome.reason}; keeping ${buffer.length} points for retry`,
           );
         } else log.debug(`Write retry ${attempt} failed: ${outcome.reason}`);
         await sleep(backoffDelay(attempt++, backoff), stopping.signal);

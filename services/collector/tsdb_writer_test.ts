@@ -2,20 +2,23 @@ import assert from "node:assert/strict";
 import { sleep } from "../../lib/backoff.ts";
 import { startStore } from "./_store_stand_in.ts";
 import { createMemoryLog } from "../../lib/log.ts";
+import { createLineSender } from "./line_sender.ts";
 import { tsdbTarget } from "./tsdb_target.ts";
 import { createTsdbWriter } from "./tsdb_writer.ts";
 
 function writerFor(port: number, bufferLimit = 100) {
   const log = createMemoryLog();
+  const target = tsdbTarget({
+    host: "127.0.0.1",
+    port,
+    api: "v1",
+    database: "home",
+    username: "u",
+    password: "p",
+  });
   const writer = createTsdbWriter({
-    target: tsdbTarget({
-      host: "127.0.0.1",
-      port,
-      api: "v1",
-      database: "home",
-      username: "u",
-      password: "p",
-    }),
+    send: createLineSender(target),
+    label: target.label,
     bufferLimit,
     timeoutMs: 200,
     backoff: { baseMs: 10, maxMs: 40 },

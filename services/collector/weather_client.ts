@@ -28,8 +28,6 @@ export interface WeatherClientOptions {
   timeoutMs: number;
   /** Logger for replies that are not 200. */
   log: Log;
-  /** The fetch to use. @default globalThis.fetch */
-  fetch?: typeof fetch;
 }
 
 /**
@@ -60,7 +58,6 @@ export interface WeatherClient {
 export function createWeatherClient(
   options: WeatherClientOptions,
 ): WeatherClient {
-  const fetchFn = options.fetch ?? fetch;
   const base = options.baseUrl.replace(/\/+$/, "");
 
   async function get(
@@ -75,7 +72,7 @@ export function createWeatherClient(
     const limit = deadline(options.timeoutMs, signal);
     let body: string;
     try {
-      const response = await fetchFn(url, { signal: limit.signal });
+      const response = await fetch(url, { signal: limit.signal });
       if (response.status !== 200) {
         await response.body?.cancel();
         options.log.warn(

@@ -37,7 +37,16 @@ export function createDataApiApp(options: DataApiAppOptions): Hono {
   const isValid = createBearerCheck(options.token);
   const contactsJson = createContactsJson(options.random ?? Math.random);
   const app = createHttpApp({ log: options.log });
-  app.get("/data", (c) => {
+  // One route for every method: Hono answers HEAD through GET routes, and HEAD is
+  // not in `Allow: GET` either.
+  app.all("/data", (c) => {
+    if (c.req.method !== "GET") {
+      return c.json(
+        { message: `Method ${c.req.method} not allowed: use GET` },
+        405,
+        { Allow: "GET" },
+      );
+    }
     if (!isValid(c.req.header("authorization"))) {
       return new Response(NOT_VALID_TOKEN_BODY, {
         status: 401,
@@ -48,11 +57,5 @@ export function createDataApiApp(options: DataApiAppOptions): Hono {
       headers: { ...JSON_TYPE, "cache-control": "no-store" },
     });
   });
-  app.all("/data", (c) =>
-    c.json(
-      { message: `Method ${c.req.method} not allowed: use GET` },
-      405,
-      { Allow: "GET" },
-    ));
   return app;
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { listenSettings, serveApp } from "../../lib/http.ts";
-import { defineRole } from "../../lib/role.ts";
+import { defineRole, type RoleDescriptor } from "../../lib/role.ts";
 import { secret } from "../../lib/settings.ts";
 import { createDataApiApp } from "./app.ts";
 
@@ -17,7 +17,7 @@ export const dataApiSettings = {
 };
 
 /** The `data-api` role descriptor. */
-export const dataApiRole = defineRole({
+export const dataApiRole: RoleDescriptor = defineRole({
   name: "data-api",
   summary: "Token-protected contacts API (GET /data)",
   settings: dataApiSettings,

@@ -9,6 +9,7 @@ import { errorText, type Log } from "../../lib/log.ts";
 import { startHeartbeat } from "./heartbeat.ts";
 import { createLimiter } from "./limiter.ts";
 import { createMetrics, type ForwarderMetrics } from "./metrics.ts";
+import { createSlots } from "./slots.ts";
 import type { Post } from "./poster.ts";
 import type { Queue, QueueMessage } from "./sqs_queue.ts";
 
@@ -16,8 +17,13 @@ import type { Queue, QueueMessage } from "./sqs_queue.ts";
 export interface ForwarderTuning {
   /** Receive calls in flight at once. @default 1 */
   receivers?: number;
-  /** Most posts in flight at once, over all batches. @default 10 */
+  /**
+   * Most posts in flight at once, over all batches; also how many messages may be in
+   * hand (at least one batch), so the next receive overlaps the posts. @default 10
+   */
   concurrency?: number;
+  /** Most messages one receive call returns (QUEUE_MAX_NUMBER_OF_MESSAGES). @default 10 */
+  batchSize?: number;
   /** Replies with these statuses leave the message in the queue. @default none */
   retryStatuses?: ReadonlySet<number>;
   /** Visibility timeout asked for on receive, in seconds; the queue's when unset. */
@@ -68,7 +74,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const metrics = options.metrics ?? createMetrics();
   const tuning = options.settings ?? {};
   const retryStatuses = tuning.retryStatuses ?? new Set<number>();
-  const limiter = createLimiter(tuning.concurrency ?? 10);
+  const concurrency = tuning.concurrency ?? 10;
+  const batchSize = tuning.batchSize ?? 10;
+  const limiter = createLimiter(concurrency);
+  const inHand = createSlots(Math.max(concurrency, batchSize));
+  const batches = new Set<Promise<void>>();
   const stopping = new AbortController();
   const aborting = new AbortController();
   const deletes = new Set<Promise<void>>();
@@ -132,11 +142,17 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       }
     } catch (error) {
       log.error(
-        `Cannot delete ${messages.length} messages: ${
-          errorText(error)
-        }; they will be delivered again`,
+        `Cannot delete ${messages.length} message${
+          messages.length === 1 ? "" : "s"
+        }: ${errorText(error)}; they will be delivered again`,
       );
     }
+  }
+
+  /** Tracks `work` in `set` until it settles. */
+  function track(set: Set<Promise<void>>, work: Promise<void>): void {
+    const tracked = work.finally(() => set.delete(tracked));
+    set.add(tracked);
   }
 
   async function handle(messages: QueueMessage[]): Promise<void> {
@@ -152,26 +168,26 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         limiter.run(async () => {
           const ok = await forward(message);
           heartbeat.done(message);
+          inHand.give(1);
           return ok;
         })
       ),
     );
     await heartbeat.stop();
     const posted = messages.filter((_, i) => outcomes[i]);
-    if (posted.length === 0) return;
-    // The delete runs while the next receive is under way; stop() waits for it.
-    const deletion = remove(posted).finally(() => deletes.delete(deletion));
-    deletes.add(deletion);
+    if (posted.length > 0) track(deletes, remove(posted));
   }
 
   async function receiveLoop(): Promise<void> {
     let failures = 0;
-    while (!stopping.signal.aborted) {
+    // A receive reserves room for a whole batch first: nothing waits unposted.
+    while (await inHand.take(batchSize, stopping.signal)) {
       let messages: QueueMessage[];
       try {
         messages = await queue.receive(stopping.signal);
         failures = 0;
       } catch (error) {
+        inHand.give(batchSize);
         if (stopping.signal.aborted) break;
         const delay = backoffDelay(failures++, tuning.backoff);
         log.error(
@@ -182,7 +198,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         await sleep(delay, stopping.signal);
         continue;
       }
-      if (messages.length > 0) await handle(messages);
+      inHand.give(batchSize - messages.length);
+      if (messages.length > 0) track(batches, handle(messages));
     }
   }
 
@@ -194,6 +211,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
           () => receiveLoop(),
         );
         await Promise.all(loops);
+        await Promise.all(batches);
         await Promise.all(deletes);
       })();
       return running;

@@ -127,6 +127,62 @@ Deno.test("createForwarder()", async (t) => {
     },
   );
 
+  await t.step(
+    "logs a refused batch-delete entry and leaves it for redelivery",
+    async () => {
+      const url = await fauxqs.createQueue("delete", {
+        VisibilityTimeout: "1",
+      });
+      const sink = startSink();
+      await fauxqs.send(url, ["good", "bad"]);
+      const real = createSqsQueue({
+        client: fauxqs.client,
+        queueUrl: url,
+        maxMessages: 10,
+        waitTimeSeconds: 1,
+      });
+      let spoiled = 0;
+      const log = createMemoryLog();
+      const forwarder = createForwarder({
+        // fauxqs never refuses an entry (nor does SQS for a stale handle), so the
+        // first delete of "bad" is answered here as a refused entry.
+        queue: {
+          ...real,
+          async deleteBatch(messages) {
+            const bad = messages.find((m) => m.body === "bad");
+            if (!bad || spoiled++ > 0) return await real.deleteBatch(messages);
+            const failed = await real.deleteBatch(
+              messages.filter((m) => m !== bad),
+            );
+            return [...failed, {
+              message: bad,
+              reason: "ReceiptHandleIsInvalid: stale handle",
+            }];
+          },
+        },
+        post: createPoster({ endpoint: sink.url, token: "t", timeoutMs: 2000 }),
+        log,
+      });
+      const running = forwarder.run();
+      await until(empty(url));
+      await forwarder.stop();
+      await running;
+      await sink.stop();
+      assert.match(
+        log.at("ERROR")[0]!,
+        /^Cannot delete message \S+: .+; it will be delivered again$/,
+      );
+      // "bad" comes back after its refused delete. With a 1 s visibility timeout a
+      // loaded machine may also redeliver "good", so count rather than compare.
+      const bodies = sink.bodies();
+      assert.ok(
+        bodies.filter((b) => b === '"bad"').length >= 2,
+        `bodies: ${bodies}`,
+      );
+      assert.ok(bodies.includes('"good"'), `bodies: ${bodies}`);
+    },
+  );
+
   await t.step("extends the visibility while a post outlasts it", async () => {
     const url = await fauxqs.createQueue("slow");
     const sink = startSink({ delayMs: 2600 });

@@ -51,6 +51,7 @@ function startForwarder(
     settings: {
       receivers: settings.FORWARDER_RECEIVERS,
       concurrency: settings.FORWARD_CONCURRENCY,
+      batchSize: settings.QUEUE_MAX_NUMBER_OF_MESSAGES,
       retryStatuses: settings.FORWARD_RETRY_STATUSES,
       visibilityTimeout: settings.QUEUE_VISIBILITY_TIMEOUT,
       shutdownTimeoutMs: Math.min(settings.HTTP_TIMEOUT_MS + 1000, 25_000),

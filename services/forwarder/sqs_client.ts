@@ -4,6 +4,7 @@
  * @module
  */
 import { SQSClient } from "@aws-sdk/client-sqs";
+import { FetchHttpHandler } from "@smithy/fetch-http-handler";
 import { fromIni } from "@aws-sdk/credential-providers";
 import type { Log } from "../../lib/log.ts";
 import type { CredentialSettings } from "./settings.ts";
@@ -37,6 +38,12 @@ export function queueEndpoint(
   return url.origin;
 }
 
+/** Whether an SDK log entry is the record of a failed command. */
+function isCommandFailure(entry: unknown): boolean {
+  return typeof entry === "object" && entry !== null &&
+    "commandName" in entry && "error" in entry;
+}
+
 /** Joins the SDK's logger arguments into one line. */
 function line(parts: unknown[]): string {
   return parts.map((part) =>
@@ -62,6 +69,9 @@ export function createSqsClient(
   return new SQSClient({
     region: settings.QUEUE_REGION,
     endpoint: queueEndpoint(settings.QUEUE_URL, settings.QUEUE_ENDPOINT_URL),
+    // Deno's own fetch: the default handler goes through the slower, hungrier
+    // node:http layer. Calls are bounded by their abort signal (see sqs_queue.ts).
+    requestHandler: new FetchHttpHandler(),
     credentials: keys
       ? {
         accessKeyId: settings.QUEUE_ACCESS_KEY_ID!,
@@ -72,7 +82,10 @@ export function createSqsClient(
       debug: () => {},
       info: () => {},
       warn: (...parts: unknown[]) => log.warn(line(parts)),
-      error: (...parts: unknown[]) => log.error(line(parts)),
+      error: (...parts: unknown[]) => {
+        // A failed command is reported by the caller, with its context.
+        if (!isCommandFailure(parts[0])) log.error(line(parts));
+      },
     },
   });
 }

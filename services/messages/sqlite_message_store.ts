@@ -74,7 +74,6 @@ export function openSqliteMessageStore(path: string): MessageStore {
       return removed;
     },
     revision() {
-      return changes;
       const { data_version } = statements.dataVersion.get() as {
         data_version: number;
       };

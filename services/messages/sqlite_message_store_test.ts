@@ -1,12 +1,17 @@
 import assert from "node:assert/strict";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";
 
-function tempDbPath(): string {
-  return `${Deno.makeTempDirSync({ prefix: "messages-store-" })}/sub/dir/m.db`;
+function tempDb(): { path: string; [Symbol.dispose](): void } {
+  const dir = Deno.makeTempDirSync({ prefix: "messages-store-" });
+  return {
+    path: `${dir}/sub/dir/m.db`,
+    [Symbol.dispose]: () => Deno.removeSync(dir, { recursive: true }),
+  };
 }
 
 Deno.test("openSqliteMessageStore() creates the folder and keeps records across reopen", () => {
-  const path = tempDbPath();
+  using db = tempDb();
+  const path = db.path;
   const first = openSqliteMessageStore(path);
   first.create({ author: "Ada", message: "One" });
   first.create({ author: "Bo", message: "Two" });
@@ -25,7 +30,8 @@ Deno.test("openSqliteMessageStore() creates the folder and keeps records across 
 });
 
 Deno.test("openSqliteMessageStore() runs in WAL mode", () => {
-  const path = tempDbPath();
+  using db = tempDb();
+  const path = db.path;
   openSqliteMessageStore(path).close();
   const header = Deno.readFileSync(path).subarray(18, 20);
   assert.deepEqual([...header], [2, 2]); // file format versions 2 = WAL
@@ -44,7 +50,8 @@ Deno.test("openSqliteMessageStore() answers undefined/false for missing records"
 });
 
 Deno.test("openSqliteMessageStore() ids follow the highest id across connections", () => {
-  const path = tempDbPath();
+  using db = tempDb();
+  const path = db.path;
   const a = openSqliteMessageStore(path);
   const b = openSqliteMessageStore(path);
   try {
@@ -60,7 +67,8 @@ Deno.test("openSqliteMessageStore() ids follow the highest id across connections
 });
 
 Deno.test("openSqliteMessageStore() revision moves on writes from any connection", () => {
-  const path = tempDbPath();
+  using db = tempDb();
+  const path = db.path;
   const a = openSqliteMessageStore(path);
   const b = openSqliteMessageStore(path);
   try {

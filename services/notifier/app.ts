@@ -1,3 +1,8 @@
+/**
+ * The notifier's HTTP app: `GET /` usage and `GET /note/{title}/{body}`.
+ *
+ * @module
+ */
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { createHttpApp } from "../../lib/http.ts";

@@ -6,7 +6,13 @@
  */
 import { listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole, type RoleDescriptor } from "../../lib/role.ts";
-import { durationMs, optional, secret, url } from "../../lib/settings.ts";
+import {
+  durationMs,
+  optional,
+  secret,
+  type SettingsOf,
+  url,
+} from "../../lib/settings.ts";
 import { createNotifierApp } from "./app.ts";
 import { createPushClient } from "./push_client.ts";
 import { tokenFileSetting } from "./token_file_setting.ts";
@@ -20,7 +26,8 @@ export const notifierSettings = {
   })),
   PUSHBULLET_CONFIG: optional(tokenFileSetting({
     description:
-      "Path of a file holding the access token: the token alone, or JSON with a token member",
+      "Path of a file holding the access token: the token alone, a NAME=token line, or JSON with a token member",
+    alternative: "PUSHBULLET_TOKEN",
   })),
   PUSH_BASE_URL: url({
     description: "Base URL of the push API",
@@ -33,6 +40,22 @@ export const notifierSettings = {
   }),
 };
 
+type NotifierSettings = SettingsOf<typeof notifierSettings>;
+
+/** The push token and where it came from; `undefined` when neither setting is set. */
+function pushToken(
+  settings: NotifierSettings,
+): { token: string; source: string } | undefined {
+  if (settings.PUSHBULLET_TOKEN !== undefined) {
+    return { token: settings.PUSHBULLET_TOKEN, source: "PUSHBULLET_TOKEN" };
+  }
+  if (settings.PUSHBULLET_CONFIG !== undefined) {
+    const { path, token } = settings.PUSHBULLET_CONFIG;
+    return { token, source: `the file "${path}"` };
+  }
+  return undefined;
+}
+
 /**
  * The `notifier` role descriptor. Besides the per-setting checks, start-up stops with
  * a settings problem when neither `PUSHBULLET_TOKEN` nor `PUSHBULLET_CONFIG` is set.
@@ -42,23 +65,13 @@ export const notifierRole: RoleDescriptor = defineRole({
   summary: "Turns GET /note/{title}/{body} into a Pushbullet note",
   settings: notifierSettings,
   check: (settings) =>
-    settings.PUSHBULLET_TOKEN === undefined &&
-      settings.PUSHBULLET_CONFIG === undefined
-      ? [
-        "Missing PUSHBULLET_TOKEN or PUSHBULLET_CONFIG: set the Pushbullet access token, or the path of a file holding it",
-      ]
-      : [],
+    pushToken(settings) ? [] : [
+      "Missing PUSHBULLET_TOKEN or PUSHBULLET_CONFIG: set the Pushbullet access token, or the path of a file holding it",
+    ],
   start(settings, { log }) {
-    const token = settings.PUSHBULLET_TOKEN ??
-      settings.PUSHBULLET_CONFIG?.token;
-    if (token === undefined) {
-      return Promise.reject(new Error("No push token: checked at start-up"));
-    }
-    log.info(
-      settings.PUSHBULLET_TOKEN !== undefined
-        ? "Push token from PUSHBULLET_TOKEN"
-        : `Push token from the file "${settings.PUSHBULLET_CONFIG?.path}"`,
-    );
+    // check() above guarantees a token.
+    const { token, source } = pushToken(settings)!;
+    log.info(`Push token from ${source}`);
     const push = createPushClient({
       baseUrl: settings.PUSH_BASE_URL,
       token,

@@ -1,3 +1,8 @@
+/**
+ * The notifier's client of the push API (`POST {base}/v2/pushes`).
+ *
+ * @module
+ */
 import { PushError } from "./push_error.ts";
 
 /** A note sent to the push API. */

@@ -1,3 +1,9 @@
+/**
+ * The error of a failed push API call, answered by the notifier as 502.
+ *
+ * @module
+ */
+
 /** What went wrong with a push API call. */
 export type PushErrorKind = "http" | "invalid-reply" | "timeout" | "network";
 

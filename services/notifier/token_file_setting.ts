@@ -1,3 +1,10 @@
+/**
+ * A setting naming a file that holds an access token (the notifier's
+ * `PUSHBULLET_CONFIG`).
+ *
+ * @module
+ */
+import { errorText } from "../../lib/log.ts";
 import type { Setting } from "../../lib/settings.ts";
 
 /** The token read from a token file, with the file's path (for log lines). */
@@ -12,6 +19,11 @@ export interface TokenFile {
 export interface TokenFileSettingOptions {
   /** One line for `--help`. */
   description: string;
+  /**
+   * Another setting that can give the token instead; named in the message when the
+   * file holds no token.
+   */
+  alternative?: string;
   /** Reads a file as text. @default Deno.readTextFileSync */
   readTextFile?: (path: string) => string;
 }
@@ -19,10 +31,10 @@ export interface TokenFileSettingOptions {
 /**
  * A setting naming a file that holds an access token; reading it yields the token.
  *
- * The file holds either the token alone (surrounding blanks and newlines are trimmed)
- * or a JSON object with a string member `token`, `access_token` or `accessToken`.
- * An unreadable file, an empty one or one holding something else is a settings
- * problem naming the file; the file's content never appears in a message.
+ * The file's formats are those of {@linkcode tokenFromFile}; surrounding blanks and
+ * newlines are trimmed. An unreadable file, an empty one or one holding something
+ * else is a settings problem naming the file; the file's content never appears in a
+ * message.
  *
  * @example
  * ```ts
@@ -35,6 +47,9 @@ export function tokenFileSetting(
   options: TokenFileSettingOptions,
 ): Setting<TokenFile> {
   const readTextFile = options.readTextFile ?? Deno.readTextFileSync;
+  const hint = options.alternative
+    ? `write the token in it or set ${options.alternative}`
+    : "write the token in it";
   return {
     description: options.description,
     required: true,
@@ -45,45 +60,71 @@ export function tokenFileSetting(
       try {
         content = readTextFile(raw);
       } catch (error) {
-        throw new Error(
-          `cannot read the file: ${
-            error instanceof Error ? error.message : String(error)
-          }`,
-        );
+        throw new Error(`cannot read the file: ${errorText(error)}`);
       }
-      return { path: raw, token: tokenFromFile(content) };
+      return { path: raw, token: tokenFromFile(content, hint) };
     },
   };
 }
 
-/** Extracts the token from a token file's content; throws when there is none. */
-export function tokenFromFile(content: string): string {
+const TOKEN_MEMBERS = ["token", "access_token", "accessToken"];
+
+/** `NAME=value` or `NAME: value`, as in `.env`, INI and YAML files. */
+const ASSIGNMENT = /^\s*["']?([\w.-]+)["']?\s*[=:]\s*(.*?)\s*$/;
+const TOKEN_NAME = /token|api_?key/i;
+
+/**
+ * Extracts the token from a token file's content: the token alone, a JSON object
+ * with a `token`, `access_token` or `accessToken` member, or a line
+ * `NAME=token` / `NAME: token` whose name contains `token` or `api_key`
+ * (`PUSHBULLET_TOKEN=o.abc`, `access_token: "o.abc"`).
+ *
+ * @param hint what to do when the file holds no token, appended to that message.
+ * @throws {Error} when the file holds no token, or something that is not one; the
+ * message never quotes the content.
+ */
+export function tokenFromFile(
+  content: string,
+  hint = "write the token in it",
+): string {
   const trimmed = content.trim();
-  if (trimmed === "") {
-    throw new Error("the file is empty: write the token in it");
-  }
-  let token: unknown = trimmed;
-  if (trimmed.startsWith("{")) {
-    let parsed: Record<string, unknown>;
-    try {
-      parsed = JSON.parse(trimmed);
-    } catch {
-      throw new Error("the file starts with { but is not valid JSON");
-    }
-    token = ["token", "access_token", "accessToken"]
-      .map((key) => parsed[key])
-      .find((value) => typeof value === "string" && value.trim() !== "");
-    if (typeof token !== "string") {
-      throw new Error(
-        'the JSON file has no "token", "access_token" or "accessToken" string member',
-      );
-    }
-    token = token.trim();
-  }
-  if (/\s/.test(token as string)) {
+  if (trimmed === "") throw new Error(`the file is empty: ${hint}`);
+  const token = trimmed.startsWith("{")
+    ? tokenFromJson(trimmed, hint)
+    : tokenFromAssignment(trimmed, hint) ?? trimmed;
+  if (/\s/.test(token)) {
     throw new Error(
-      "expected the token alone (no blanks inside) or a JSON object with a token member",
+      "expected the token alone (no blanks inside), a NAME=token line or a JSON object with a token member",
     );
   }
-  return token as string;
+  return token;
+}
+
+function tokenFromJson(text: string, hint: string): string {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error("the file starts with { but is not valid JSON");
+  }
+  const member = TOKEN_MEMBERS.map((key) => parsed[key])
+    .find((value) => typeof value === "string" && value.trim() !== "");
+  if (typeof member !== "string") {
+    throw new Error(
+      `the JSON file has no "token", "access_token" or "accessToken" string member: ${hint}`,
+    );
+  }
+  return member.trim();
+}
+
+/** The value of the first `NAME=value` line naming a token; undefined when none. */
+function tokenFromAssignment(text: string, hint: string): string | undefined {
+  for (const line of text.split(/\r?\n/)) {
+    const [, name, value] = ASSIGNMENT.exec(line) ?? [];
+    if (name === undefined || !TOKEN_NAME.test(name)) continue;
+    const token = value!.replace(/^(["'])(.*)\1$/, "$2").trim();
+    if (token === "") throw new Error(`the token line is empty: ${hint}`);
+    return token;
+  }
+  return undefined;
 }

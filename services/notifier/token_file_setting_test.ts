@@ -13,6 +13,27 @@ Deno.test("tokenFromFile() reads the token member of a JSON file", () => {
   assert.equal(tokenFromFile('{"accessToken": "o.c", "other": 1}'), "o.c");
 });
 
+Deno.test("tokenFromFile() reads the value of a NAME=token line", () => {
+  assert.equal(tokenFromFile("PUSHBULLET_TOKEN=o.env\n"), "o.env");
+  assert.equal(tokenFromFile('access_token: "o.yaml"'), "o.yaml");
+  assert.equal(
+    tokenFromFile("# Pushbullet\r\n[pushbullet]\r\napi_key = 'o.ini'\r\n"),
+    "o.ini",
+  );
+  assert.equal(tokenFromFile("device=phone\ntoken=o.second"), "o.second");
+});
+
+Deno.test("tokenFromFile() appends the hint when the file holds no token", () => {
+  assert.throws(
+    () => tokenFromFile(" \n", "set X"),
+    /^Error: the file is empty: set X$/,
+  );
+  assert.throws(
+    () => tokenFromFile('{"token": " "}', "set X"),
+    /string member: set X$/,
+  );
+});
+
 Deno.test("tokenFromFile() rejects files without a token, never quoting them", () => {
   for (
     const content of [
@@ -21,7 +42,9 @@ Deno.test("tokenFromFile() rejects files without a token, never quoting them", (
       "{not json o.secret",
       '{"key": "o.secret"}',
       '{"token": ""}',
-      "token = o.secret",
+      "user = o.secret",
+      "PUSHBULLET_TOKEN=",
+      'token: ""',
     ]
   ) {
     assert.throws(
@@ -75,6 +98,25 @@ Deno.test("tokenFileSetting() reports problems naming the file", async (t) => {
     assert.deepEqual(problems({ PUSHBULLET_CONFIG: "/etc/push/empty" }), [
       'Invalid PUSHBULLET_CONFIG "/etc/push/empty": the file is empty: write the token in it',
     ]);
+  });
+
+  await t.step("a file without a token names the alternative setting", () => {
+    const withAlternative = {
+      PUSHBULLET_CONFIG: optional(tokenFileSetting({
+        description: "Token file",
+        alternative: "PUSHBULLET_TOKEN",
+        readTextFile: () => "\n",
+      })),
+    };
+    assert.throws(
+      () => parseSettings(withAlternative, { PUSHBULLET_CONFIG: "/etc/x" }),
+      (error: SettingsError) => {
+        assert.deepEqual(error.problems, [
+          'Invalid PUSHBULLET_CONFIG "/etc/x": the file is empty: write the token in it or set PUSHBULLET_TOKEN',
+        ]);
+        return true;
+      },
+    );
   });
 
   await t.step("a missing file is a problem", () => {

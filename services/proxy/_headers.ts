@@ -22,18 +22,16 @@ const HOP_BY_HOP = [
 
 /**
  * Not sent to the remote besides the hop-by-hop ones: `Host` (the remote's own is
- * used), `Content-Length` (the body is streamed), `Expect`, and `Accept-Encoding`
- * (`fetch` negotiates its own codings, then decodes them).
+ * used), `Expect`, and `Accept-Encoding` (the client negotiates its own codings,
+ * then decodes them, as `fetch` does). `Content-Length` goes on: the pooled client
+ * frames a streamed body with it (`fetch` chunks it instead).
  */
 const NOT_FORWARDED = new Set([
   ...HOP_BY_HOP,
   "host",
-  "content-length",
   "expect",
   "accept-encoding",
 ]);
-
-const NOT_RETURNED = new Set(HOP_BY_HOP);
 
 /** Codings `fetch` decodes by itself: the relayed body is no longer encoded. */
 const DECODED_BY_FETCH = new Set(["gzip", "x-gzip", "deflate", "br"]);
@@ -59,32 +57,29 @@ export function remoteRequestHeaders(headers: Headers): [string, string][] {
 }
 
 /**
- * The remote's end-to-end headers (less the coding `fetch` already decoded), plus
- * `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers` listing them, so
- * a page can read them.
+ * Turns the remote's headers, copied into the caller's answer, into what the caller
+ * gets: without hop-by-hop headers and the coding the client already decoded, with
+ * `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers` (`*`, or the
+ * header names when the allowed origin is a single one), so a page can read them.
+ * Changes `headers` in place (cheaper than building a copy).
  */
-export function callerResponseHeaders(
+export function prepareCallerHeaders(
   headers: Headers,
   allowOrigin: string,
-): [string, string][] {
+): void {
   const named = connectionNames(headers);
-  const coding = headers.get("content-encoding")?.trim().toLowerCase();
-  const decoded = coding !== undefined && DECODED_BY_FETCH.has(coding);
-  const pairs: [string, string][] = [];
-  const exposed: string[] = [];
-  for (const pair of headers) {
-    const name = pair[0];
-    if (NOT_RETURNED.has(name) || named?.has(name)) continue;
-    if (decoded && (name === "content-encoding" || name === "content-length")) {
-      continue;
-    }
-    if (name === ALLOW_ORIGIN || name === EXPOSE_HEADERS) continue;
-    pairs.push(pair);
-    if (!name.startsWith("access-control-") && exposed.at(-1) !== name) {
-      exposed.push(name);
-    }
+  for (const name of HOP_BY_HOP) {
+    if (headers.has(name)) headers.delete(name);
   }
-  pairs.push([ALLOW_ORIGIN, allowOrigin]);
-  if (exposed.length > 0) pairs.push([EXPOSE_HEADERS, exposed.join(", ")]);
-  return pairs;
+  if (named) { for (const name of named) headers.delete(name); }
+  const coding = headers.get("content-encoding")?.trim().toLowerCase();
+  if (coding !== undefined && DECODED_BY_FETCH.has(coding)) {
+    headers.delete("content-encoding");
+    headers.delete("content-length");
+  }
+  headers.delete(EXPOSE_HEADERS);
+  const exposed = allowOrigin === "*" ? "*" : [...new Set(headers.keys())]
+    .filter((name) => !name.startsWith("access-control-")).join(", ");
+  headers.set(ALLOW_ORIGIN, allowOrigin);
+  if (exposed) headers.set(EXPOSE_HEADERS, exposed);
 }

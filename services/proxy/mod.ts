@@ -8,6 +8,7 @@ import { listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole } from "../../lib/role.ts";
 import { durationMs, text } from "../../lib/settings.ts";
 import { createProxyApp } from "./app.ts";
+import { createHttp1Client } from "./http1_client.ts";
 import { proxyRoutes } from "./routes.ts";
 
 /** The `proxy` role descriptor. */
@@ -31,8 +32,10 @@ export const proxyRole = defineRole({
     ...listenSettings("PROXY", 8002),
   },
   start(settings, { log }) {
+    const client = createHttp1Client();
     const app = createProxyApp({
       routes: settings.PROXY_ROUTES,
+      fetch: client.fetch,
       log,
       allowOrigin: settings.PROXY_ALLOW_ORIGIN,
       timeoutMs: settings.PROXY_TIMEOUT_MS,
@@ -46,6 +49,11 @@ export const proxyRole = defineRole({
     for (const route of settings.PROXY_ROUTES) {
       log.info(`proxy route /${route.name} -> ${route.base}`);
     }
-    return Promise.resolve({ stop: server.stop });
+    return Promise.resolve({
+      async stop() {
+        await server.stop();
+        client.close();
+      },
+    });
   },
 });

@@ -5,7 +5,7 @@
  * @module
  */
 import { errorText, type Log } from "../../lib/log.ts";
-import { callerResponseHeaders, remoteRequestHeaders } from "./_headers.ts";
+import { prepareCallerHeaders, remoteRequestHeaders } from "./_headers.ts";
 import type { ProxyRoute } from "./routes.ts";
 
 /** Options of {@linkcode createRelay}. */
@@ -50,16 +50,19 @@ export function createRelay(options: RelayOptions): Relay {
       headers: { "access-control-allow-origin": allowOrigin },
     });
 
+  const timedOut = new Error(`No answer within ${timeoutMs} ms`);
+
   return async function relay(request, route, target) {
     const controller = new AbortController();
-    const timedOut = new Error("timed out");
+    let answered = false;
     let timer = setTimeout(() => controller.abort(timedOut), timeoutMs);
     const restart = () => {
+      if (answered) return;
       clearTimeout(timer);
       timer = setTimeout(() => controller.abort(timedOut), timeoutMs);
     };
-    const hasBody = request.body !== null &&
-      request.method !== "GET" && request.method !== "HEAD";
+    const hasBody = request.method !== "GET" && request.method !== "HEAD" &&
+      request.body !== null;
     // The time-out counts from the last byte sent: a long upload is not a slow remote.
     const body = hasBody
       ? request.body!.pipeThrough(
@@ -95,12 +98,22 @@ export function createRelay(options: RelayOptions): Relay {
       );
       return fail(502, `Remote of route "${route.name}" is unreachable`);
     } finally {
+      answered = true;
       clearTimeout(timer);
     }
-    return new Response(remote.body, {
-      status: remote.status,
-      statusText: remote.statusText,
-      headers: callerResponseHeaders(remote.headers, allowOrigin),
-    });
+    try {
+      // The pooled client's answers can be passed on as they are (fastest).
+      prepareCallerHeaders(remote.headers, allowOrigin);
+      return remote;
+    } catch {
+      // fetch's answers have immutable headers: copy them.
+      const response = new Response(remote.body, {
+        status: remote.status,
+        statusText: remote.statusText,
+        headers: remote.headers,
+      });
+      prepareCallerHeaders(response.headers, allowOrigin);
+      return response;
+    }
   };
 }

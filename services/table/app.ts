@@ -7,8 +7,9 @@
 import type { Hono } from "hono";
 import { createHttpApp } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
-import { TableFetchError } from "./fetch_table.ts";
-import { PAGE_CSS, PAGE_HTML } from "./page_html.ts";
+import { TableFetchError } from "./table_fetch_error.ts";
+import { PAGE_CSS } from "./page_css.ts";
+import { PAGE_HTML } from "./page_html.ts";
 import { PAGE_SCRIPT } from "./page_script.ts";
 import type { Table } from "./to_table.ts";
 

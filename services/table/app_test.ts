@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { createMemoryLog } from "../../lib/log.ts";
 import { createTableApp } from "./app.ts";
-import { TableFetchError } from "./fetch_table.ts";
+import { TableFetchError } from "./table_fetch_error.ts";
 
 const table = {
   columns: ["name", "phone"],
   rows: [["Ada", "+1 200-100-1000"]],
 };
 
-Deno.test("GET / serves an accessible page that loads only its own assets", async () => {
+Deno.test("createTableApp() serves an accessible page at GET / that loads only its own assets", async () => {
   const app = createTableApp({
     loadTable: () => Promise.resolve(table),
     log: createMemoryLog(),
@@ -42,7 +42,7 @@ Deno.test("GET / serves an accessible page that loads only its own assets", asyn
   }
 });
 
-Deno.test("the page script is valid JavaScript that fetches api/table", async () => {
+Deno.test("createTableApp() serves a page script that is valid JavaScript fetching api/table", async () => {
   const app = createTableApp({
     loadTable: () => Promise.resolve(table),
     log: createMemoryLog(),
@@ -54,7 +54,7 @@ Deno.test("the page script is valid JavaScript that fetches api/table", async ()
   assert.doesNotMatch(script, /innerHTML/);
 });
 
-Deno.test("GET /api/table answers the table, fetched on every request", async () => {
+Deno.test("createTableApp() answers GET /api/table with the table, fetched on every request", async () => {
   let calls = 0;
   const app = createTableApp({
     loadTable: () =>
@@ -72,7 +72,7 @@ Deno.test("GET /api/table answers the table, fetched on every request", async ()
   assert.deepEqual(second.rows, [["call 2", null]]);
 });
 
-Deno.test("GET /api/table answers 502 with the fetch error, logged as a WARNING", async () => {
+Deno.test("createTableApp() answers 502 with the message and a WARNING when the fetch fails", async () => {
   const log = createMemoryLog();
   const app = createTableApp({
     loadTable: () =>
@@ -94,7 +94,7 @@ Deno.test("GET /api/table answers 502 with the fetch error, logged as a WARNING"
   ]);
 });
 
-Deno.test("GET /api/table answers a logged 500 to an unexpected error", async () => {
+Deno.test("createTableApp() answers a logged 500 when loadTable() throws something unexpected", async () => {
   const log = createMemoryLog();
   const app = createTableApp({
     loadTable: () => Promise.reject(new Error("boom")),

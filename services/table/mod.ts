@@ -6,7 +6,11 @@
  */
 import { listenSettings, serveApp } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
-import { defineRole, type RunningRole } from "../../lib/role.ts";
+import {
+  defineRole,
+  type RoleDescriptor,
+  type RunningRole,
+} from "../../lib/role.ts";
 import {
   boolean,
   optional,
@@ -15,7 +19,7 @@ import {
   url,
 } from "../../lib/settings.ts";
 import { createTableApp } from "./app.ts";
-import { createTableSource } from "./fetch_table.ts";
+import { createTableSource } from "./table_source.ts";
 import { createBrowserOpener } from "./open_browser.ts";
 
 /** Settings of the `table` role. */
@@ -79,7 +83,7 @@ export function tableArgsToEnv(
 }
 
 /** The `table` role descriptor. */
-export const tableRole = defineRole({
+export const tableRole: RoleDescriptor = defineRole({
   name: "table",
   summary: "Web page showing the data API as a table (API_URL)",
   usage: "table [PORT] [HOST] [OPEN_BROWSER]",

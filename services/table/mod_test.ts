@@ -3,53 +3,49 @@ import { createMemoryLog } from "../../lib/log.ts";
 import { parseSettings } from "../../lib/settings.ts";
 import { startTable, tableArgsToEnv, tableRole, tableSettings } from "./mod.ts";
 
-Deno.test("tableRole takes port, host and open-browser as arguments that win over the env", () => {
-  const env = { API_URL: "http://127.0.0.1:1/data", TABLE_PORT: "9000" };
-  assert.doesNotThrow(() =>
-    tableRole.prepare({
-      env,
-      args: ["0", "127.0.0.1", "false"],
-      flags: new Set(),
-    })
+Deno.test("tableRole.prepare() lets the arguments win over the environment", async () => {
+  const env = {
+    API_URL: "http://127.0.0.1:1/data",
+    TABLE_PORT: "1",
+    TABLE_HOST: "192.0.2.1",
+    TABLE_OPEN_BROWSER: "true",
+  };
+  const start = tableRole.prepare({
+    env,
+    args: ["0", "127.0.0.1", "F"],
+    flags: new Set(),
+  });
+  const log = createMemoryLog();
+  const role = await start(log);
+  await role.stop();
+  assert.match(
+    log.at("INFO")[0]!,
+    /^table listening on http:\/\/127\.0\.0\.1:\d+$/,
   );
-  for (const word of ["FALSE", "F", "TRUE", "T", "no"]) {
-    assert.doesNotThrow(() =>
-      tableRole.prepare({
-        env,
-        args: ["0", "127.0.0.1", word],
-        flags: new Set(),
-      })
-    );
-  }
-  assert.throws(
-    () => tableRole.prepare({ env, args: ["x"], flags: new Set() }),
-    /TABLE_PORT "x"/,
-  );
-  assert.throws(
-    () =>
-      tableRole.prepare({
-        env,
-        args: ["0", "127.0.0.1", "maybe"],
-        flags: new Set(),
-      }),
-    /TABLE_OPEN_BROWSER "maybe"/,
-  );
-  assert.throws(
-    () =>
-      tableRole.prepare({
-        env,
-        args: ["0", "127.0.0.1", "false", "extra"],
-        flags: new Set(),
-      }),
-    /Unexpected argument "extra"/,
-  );
-  assert.throws(
-    () => tableRole.prepare({ env: {}, args: [], flags: new Set() }),
-    /Missing API_URL/,
-  );
+  assert.doesNotMatch(log.at("INFO")[0]!, /:1$/);
+  assert.equal(log.at("WARNING").length, 0, "no browser opened");
 });
 
-Deno.test("tableSettings default to port 3838 on 0.0.0.0 with the browser opened", () => {
+Deno.test("tableRole.prepare() reports bad arguments and a missing API_URL", () => {
+  const env = { API_URL: "http://127.0.0.1:1/data" };
+  const prepare = (args: string[], e: Record<string, string> = env) =>
+    tableRole.prepare({ env: e, args, flags: new Set() });
+  for (const word of ["FALSE", "F", "TRUE", "T", "no"]) {
+    assert.doesNotThrow(() => prepare(["0", "127.0.0.1", word]), word);
+  }
+  assert.throws(() => prepare(["x"]), /Invalid TABLE_PORT "x"/);
+  assert.throws(
+    () => prepare(["0", "127.0.0.1", "maybe"]),
+    /Invalid TABLE_OPEN_BROWSER "maybe"/,
+  );
+  assert.throws(
+    () => prepare(["0", "127.0.0.1", "false", "extra"]),
+    /Unexpected argument "extra"/,
+  );
+  assert.throws(() => prepare([], {}), /Missing API_URL/);
+});
+
+Deno.test("tableSettings default to port 3838 on 0.0.0.0 with the browser opened when unset", () => {
   const settings = parseSettings(tableSettings, {
     API_URL: "http://127.0.0.1/data",
   });
@@ -59,7 +55,7 @@ Deno.test("tableSettings default to port 3838 on 0.0.0.0 with the browser opened
   assert.equal(settings.API_KEY, undefined);
 });
 
-Deno.test("startTable() opens the page's URL only when asked", async () => {
+Deno.test("startTable() opens the page's URL only when TABLE_OPEN_BROWSER is true", async () => {
   for (const open of [true, false]) {
     const opened: string[] = [];
     const settings = parseSettings(tableSettings, {
@@ -83,7 +79,7 @@ Deno.test("startTable() opens the page's URL only when asked", async () => {
   }
 });
 
-Deno.test("tableArgsToEnv() maps the arguments, R-style T and F included", () => {
+Deno.test("tableArgsToEnv() maps the arguments to variables, R-style T and F included", () => {
   assert.deepEqual(tableArgsToEnv([]), {});
   assert.deepEqual(tableArgsToEnv(["3839"]), { TABLE_PORT: "3839" });
   assert.deepEqual(tableArgsToEnv(["1", "::", "F"]), {

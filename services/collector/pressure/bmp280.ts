@@ -11,6 +11,7 @@ import {
   parseBmp280Calibration,
   parseBmp280Data,
 } from "./bmp280_compensation.ts";
+import { pollUntil } from "./_poll_until.ts";
 import { hex, type I2cPressureChip } from "./i2c_device.ts";
 
 const CHIP_ID = 0xd0;
@@ -44,9 +45,16 @@ export const bmp280: I2cPressureChip = {
     // In normal mode another program drives the chip: read its latest sample as it is.
     if (mode !== MODE_NORMAL) {
       device.writeRegister(CTRL_MEAS, FORCED_MEASUREMENT);
-      await waitForMeasurement(
+      // A forced measurement with these oversampling settings takes about 14 ms.
+      await wait(10);
+      await pollUntil(
         () => ((device.readRegisters(STATUS, 1)[0] ?? 0) & MEASURING) === 0,
         wait,
+        {
+          intervalMs: 5,
+          attempts: 20,
+          failure: "BMP280 measurement did not finish within 110 ms",
+        },
       );
     }
     const { adcP, adcT } = parseBmp280Data(device.readRegisters(DATA, 6));
@@ -54,16 +62,3 @@ export const bmp280: I2cPressureChip = {
     return bmp280PressurePa(adcP, tFine, calibration) / 100;
   },
 };
-
-async function waitForMeasurement(
-  done: () => boolean,
-  wait: (ms: number) => Promise<void>,
-): Promise<void> {
-  // A forced measurement with these oversampling settings takes about 14 ms.
-  await wait(10);
-  for (let attempt = 0; attempt < 20; attempt++) {
-    if (done()) return;
-    await wait(5);
-  }
-  throw new Error("BMP280 measurement did not finish within 110 ms");
-}

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { pollUntil } from "./_poll_until.ts";
 import { hex, type I2cDevice, type I2cPressureChip } from "./i2c_device.ts";
 
 const WHO_AM_I = 0x0f;
@@ -50,9 +51,15 @@ export const lps25h: I2cPressureChip = {
     if (!continuous) {
       device.writeRegister(CTRL_REG1, POWER_ON | BLOCK_DATA_UPDATE);
       device.writeRegister(CTRL_REG2, ONE_SHOT);
-      await waitUntil(
+      // A one-shot conversion takes up to about 40 ms at the default averaging.
+      await pollUntil(
         () => ((device.readRegisters(CTRL_REG2, 1)[0] ?? 0) & ONE_SHOT) === 0,
         wait,
+        {
+          intervalMs: 10,
+          attempts: 20,
+          failure: "LPS25H one-shot measurement did not finish within 200 ms",
+        },
       );
     }
     return lps25hPressureHpa(
@@ -60,15 +67,3 @@ export const lps25h: I2cPressureChip = {
     );
   },
 };
-
-async function waitUntil(
-  ready: () => boolean,
-  wait: (ms: number) => Promise<void>,
-): Promise<void> {
-  // A one-shot conversion takes up to about 40 ms at the default averaging.
-  for (let attempt = 0; attempt < 20; attempt++) {
-    if (ready()) return;
-    await wait(10);
-  }
-  throw new Error("LPS25H one-shot measurement did not finish within 200 ms");
-}

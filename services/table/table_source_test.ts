@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { createTableSource, TableFetchError } from "./fetch_table.ts";
+import { TableFetchError } from "./table_fetch_error.ts";
+import { createTableSource } from "./table_source.ts";
 
 interface Seen {
   headers: Headers;

@@ -4,23 +4,8 @@
  * @module
  */
 import { errorText } from "../../lib/log.ts";
+import { TableFetchError } from "./table_fetch_error.ts";
 import { type Table, toTable } from "./to_table.ts";
-
-/** A failed fetch of the data API; `status` is set when it answered an HTTP error. */
-export class TableFetchError extends Error {
-  /** The HTTP status the data API answered, when it answered one. */
-  readonly status?: number;
-
-  /** Builds the error. */
-  constructor(
-    message: string,
-    options: { status?: number; cause?: unknown } = {},
-  ) {
-    super(message, { cause: options.cause });
-    this.name = "TableFetchError";
-    this.status = options.status;
-  }
-}
 
 /** Options of {@linkcode createTableSource}. */
 export interface TableSourceOptions {

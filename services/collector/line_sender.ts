@@ -1,0 +1,72 @@
+/**
+ * Sends one batch of line protocol to the time-series store: a plain POST to the v1
+ * `/write` path, or the write API of `@influxdata/influxdb-client` for v2.
+ *
+ * @module
+ */
+import { HttpError, InfluxDB } from "@influxdata/influxdb-client";
+import type { TsdbTarget } from "./tsdb_target.ts";
+
+/** The store's answer to one batch. */
+export interface StoreReply {
+  /** HTTP status (2xx when written). */
+  readonly status: number;
+  /** Body of the reply (the store's reason when refused). */
+  readonly text: string;
+}
+
+/**
+ * Sends `lines` once, without retrying (the writer's buffer retries). Resolves with
+ * the store's reply; rejects on a network error or when `signal` aborts.
+ */
+export type SendLines = (
+  lines: readonly string[],
+  signal: AbortSignal,
+) => Promise<StoreReply>;
+
+/**
+ * Builds the {@linkcode SendLines} of `target`.
+ *
+ * @example
+ * ```ts
+ * const send = createLineSender(tsdbTarget(options));
+ * const reply = await send(["home_uvi,location=out value=3.4 0"], signal);
+ * ```
+ */
+export function createLineSender(target: TsdbTarget): SendLines {
+  if (target.api === "v1") {
+    return async (lines, signal) => {
+      const response = await fetch(target.url, {
+        method: "POST",
+        headers: target.headers,
+        body: lines.join("\n"),
+        signal,
+      });
+      return { status: response.status, text: await response.text() };
+    };
+  }
+  return async (lines, signal) => {
+    // One short-lived write API per batch: no timers or buffers of its own outlive
+    // the call, and the library never retries (maxRetries 0) or logs (writeFailed).
+    const writeApi = new InfluxDB({
+      url: target.root,
+      token: target.token,
+      transportOptions: { signal },
+    }).getWriteApi(target.org, target.bucket, "ms", {
+      batchSize: lines.length + 1,
+      flushInterval: 0,
+      maxRetries: 0,
+      writeFailed: (error) => Promise.reject(error),
+    });
+    writeApi.writeRecords([...lines]);
+    try {
+      await writeApi.close();
+      return { status: 204, text: "" };
+    } catch (error) {
+      if (error instanceof HttpError) {
+        return { status: error.statusCode, text: error.body ?? "" };
+      }
+      throw error;
+    }
+  };
+}

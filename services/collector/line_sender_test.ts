@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { startStore } from "./_store_stand_in.ts";
+import { createLineSender } from "./line_sender.ts";
+import { tsdbTarget } from "./tsdb_target.ts";
+
+const LINES = ["a,location=in value=1 1", "b,location=out value=2i 2"];
+
+Deno.test("createLineSender() posts v1 batches to /write with basic auth", async () => {
+  const store = startStore();
+  try {
+    const send = createLineSender(tsdbTarget({
+      host: "127.0.0.1",
+      port: store.port,
+      api: "v1",
+      database: "home",
+      username: "pi",
+      password: "pw",
+    }));
+    const signal = new AbortController().signal;
+    assert.deepEqual(await send(LINES, signal), { status: 204, text: "" });
+    assert.deepEqual(store.requests, [{
+      url: `http://127.0.0.1:${store.port}/write?db=home&precision=ms`,
+      auth: `Basic ${btoa("pi:pw")}`,
+      contentType: "text/plain; charset=utf-8",
+      encoding: null,
+    }]);
+    assert.deepEqual(store.bodies, [LINES.join("\n")]);
+    store.statuses.push(400);
+    assert.deepEqual(await send(LINES, signal), {
+      status: 400,
+      text: '{"error":"failure 400"}',
+    });
+  } finally {
+    await store.close();
+  }
+});
+
+Deno.test("createLineSender() writes v2 batches through the client library's write API", async () => {
+  const store = startStore();
+  try {
+    const send = createLineSender(tsdbTarget({
+      host: "127.0.0.1",
+      port: store.port,
+      api: "v2",
+      database: "home",
+      org: "my org",
+      bucket: "sensors",
+      token: "t0k",
+    }));
+    const signal = new AbortController().signal;
+    // Large enough for the library's gzip threshold, were it to compress.
+    const many = Array.from({ length: 100 }, (_, i) => `${LINES[0]}${i}`);
+    assert.deepEqual(await send(many, signal), { status: 204, text: "" });
+    assert.equal(store.requests.length, 1);
+    assert.deepEqual(store.requests[0], {
+      url:
+        `http://127.0.0.1:${store.port}/api/v2/write?org=my%20org&bucket=sensors&precision=ms`,
+      auth: "Token t0k",
+      contentType: "text/plain; charset=utf-8",
+      encoding: null,
+    });
+    assert.deepEqual(store.lines(), many);
+
+    // Refusals and outages come back to the writer, never retried here.
+    store.statuses.push(400, 503);
+    assert.deepEqual(await send(LINES, signal), {
+      status: 400,
+      text: '{"error":"failure 400"}',
+    });
+    assert.equal((await send(LINES, signal)).status, 503);
+    assert.equal(store.requests.length, 3);
+  } finally {
+    await store.close();
+  }
+});
+
+Deno.test("createLineSender() rejects when the signal aborts or the store is gone", async () => {
+  const store = startStore();
+  const target = tsdbTarget({
+    host: "127.0.0.1",
+    port: store.port,
+    api: "v2",
+    database: "home",
+  });
+  try {
+    store.statuses.push("hang");
+    const controller = new AbortController();
+    const sent = createLineSender(target)(LINES, controller.signal);
+    setTimeout(() => controller.abort(new Error("too slow")), 50);
+    await assert.rejects(sent);
+  } finally {
+    await store.close();
+  }
+  await assert.rejects(
+    createLineSender(target)(LINES, new AbortController().signal),
+  );
+});

@@ -1,0 +1,141 @@
+/**
+ * The body of an HTTP/1.1 answer as a stream: framed by `Content-Length`, by chunked
+ * transfer coding, or by the end of the connection; decoded like `fetch` does.
+ *
+ * @module
+ */
+import type { ByteReader } from "./_byte_reader.ts";
+
+/** A parsed answer head. */
+export interface Answer {
+  /** The answer was HTTP/1.0 (no keep-alive). */
+  http10: boolean;
+  /** Status code. */
+  status: number;
+  /** Reason phrase. */
+  statusText: string;
+  /** Header pairs, names in lower case, in order. */
+  headers: [string, string][];
+}
+
+/** Codings decoded on the way, as `fetch` does, with their stream format. */
+const DECODERS: Record<string, CompressionFormat> = {
+  "gzip": "gzip",
+  "x-gzip": "gzip",
+  "deflate": "deflate",
+  "br": "brotli" as CompressionFormat,
+};
+
+const READ_SIZE = 64 * 1024;
+
+/**
+ * Builds the `Response` for `answer`, reading its body from `reader` as the consumer
+ * pulls. `finish(reusable)` is called once: with `true` when the whole body was read
+ * and the connection may carry another request, with `false` otherwise.
+ */
+export function answerBody(
+  answer: Answer,
+  reader: ByteReader,
+  method: string,
+  finish: (reusable: boolean) => void,
+): Response {
+  const header = (name: string) =>
+    answer.headers.find(([key]) => key === name)?.[1];
+  const keepAlive = !answer.http10 &&
+    !/(^|,)\s*close\s*($|,)/i.test(header("connection") ?? "");
+  const init = {
+    status: answer.status,
+    statusText: answer.statusText,
+    headers: answer.headers,
+  };
+  if (
+    method === "HEAD" || answer.status === 204 || answer.status === 304
+  ) {
+    finish(keepAlive && reader.buffered === 0);
+    return new Response(null, init);
+  }
+  const chunked = /(^|,)\s*chunked\s*$/i.test(
+    header("transfer-encoding") ?? "",
+  );
+  const declared = header("content-length");
+  let remaining = chunked
+    ? 0
+    : declared === undefined
+    ? Infinity
+    : Number(declared);
+  if (!chunked && !(remaining >= 0)) {
+    finish(false);
+    throw new TypeError("Invalid Content-Length from the remote");
+  }
+  if (remaining === 0 && !chunked) {
+    finish(keepAlive && reader.buffered === 0);
+    return new Response(null, init);
+  }
+  const coding = header("content-encoding")?.trim().toLowerCase();
+  const format = coding === undefined ? undefined : DECODERS[coding];
+  if (!chunked && format === undefined && reader.buffered >= remaining) {
+    // The whole (small) body came with the head: answer it as bytes, which the
+    // server writes faster than a stream.
+    const bytes = reader.take(remaining);
+    finish(keepAlive && reader.buffered === 0);
+    return new Response(bytes, init);
+  }
+  let ended = false;
+  const end = (reusable: boolean) => {
+    if (ended) return;
+    ended = true;
+    finish(reusable);
+  };
+  let afterChunk = false; // a chunk's data is followed by CRLF
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        if (chunked && remaining === 0) {
+          if (afterChunk && (await reader.readLine()) !== "") {
+            throw new TypeError("Invalid chunk from the remote");
+          }
+          const size = parseInt((await reader.readLine()).split(";")[0]!, 16);
+          if (!(size >= 0)) {
+            throw new TypeError("Invalid chunk from the remote");
+          }
+          if (size === 0) {
+            while ((await reader.readLine()) !== "") {
+              // trailers are dropped
+            }
+            controller.close();
+            return end(keepAlive && reader.buffered === 0);
+          }
+          remaining = size;
+          afterChunk = true;
+        }
+        const bytes = await reader.readSome(Math.min(remaining, READ_SIZE));
+        if (bytes === null) {
+          if (remaining === Infinity) {
+            controller.close();
+            return end(false);
+          }
+          throw new TypeError("The remote closed the connection mid-answer");
+        }
+        remaining -= bytes.length;
+        controller.enqueue(bytes);
+        if (!chunked && remaining === 0) {
+          controller.close();
+          end(keepAlive && reader.buffered === 0);
+        }
+      } catch (error) {
+        end(false);
+        controller.error(error);
+      }
+    },
+    cancel() {
+      end(false);
+    },
+  });
+  const decoded = format === undefined ? body : body.pipeThrough(
+    new DecompressionStream(format) as unknown as TransformStream<
+      Uint8Array,
+      Uint8Array
+    >,
+  );
+  return new Response(decoded, init);
+}

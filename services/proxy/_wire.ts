@@ -1,0 +1,107 @@
+/**
+ * The HTTP/1.1 wire format of the pooled client: request heads out, answer heads in.
+ *
+ * @module
+ */
+import type { Answer } from "./_answer_body.ts";
+
+/** A request body the pooled client sends itself. */
+export type RequestBody =
+  | string
+  | Uint8Array
+  | ReadableStream<Uint8Array>
+  | null;
+
+/** Headers the client writes itself. */
+const FRAMING = new Set([
+  "host",
+  "connection",
+  "content-length",
+  "transfer-encoding",
+]);
+
+/** A request head and how its body is framed. */
+export interface RequestHead {
+  /** Request line, headers and the blank line. */
+  text: string;
+  /** A streamed body goes out in chunks (its length was not declared). */
+  chunked: boolean;
+}
+
+/**
+ * The request line and headers. A streamed body keeps a declared `Content-Length`
+ * (some servers insist on one) and is chunked otherwise.
+ */
+export function requestHead(
+  method: string,
+  url: URL,
+  headers: HeadersInit | undefined,
+  body: RequestBody,
+): RequestHead {
+  let head =
+    `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+  const pairs = Array.isArray(headers)
+    ? headers
+    : headers === undefined
+    ? []
+    : [...new Headers(headers)];
+  let declared: string | undefined;
+  for (const [name, value] of pairs) {
+    const lower = name.toLowerCase();
+    if (lower === "content-length") declared = value.trim();
+    else if (!FRAMING.has(lower)) head += `${name}: ${value}\r\n`;
+  }
+  let chunked = false;
+  if (body instanceof ReadableStream) {
+    chunked = declared === undefined || !/^\d+$/.test(declared);
+    head += chunked
+      ? "transfer-encoding: chunked\r\n"
+      : `content-length: ${declared}\r\n`;
+  } else if (body !== null) {
+    const length = typeof body === "string"
+      ? new TextEncoder().encode(body).length
+      : body.length;
+    head += `content-length: ${length}\r\n`;
+  } else if (method === "POST" || method === "PUT") {
+    head += "content-length: 0\r\n";
+  }
+  return { text: `${head}\r\n`, chunked };
+}
+
+/** Parses a status line and headers (bytes as Latin-1, as HTTP defines them). */
+export function parseHead(bytes: Uint8Array): Answer {
+  const lines = fromLatin1(bytes).split("\r\n");
+  const status = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: (.*))?$/.exec(lines[0] ?? "");
+  if (!status) throw new TypeError("Invalid status line from the remote");
+  const headers: [string, string][] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    const colon = line.indexOf(":");
+    if (colon <= 0) throw new TypeError("Invalid header line from the remote");
+    headers.push([
+      line.slice(0, colon).trim().toLowerCase(),
+      line.slice(colon + 1).trim(),
+    ]);
+  }
+  return {
+    http10: status[1] === "0",
+    status: Number(status[2]),
+    statusText: status[3] ?? "",
+    headers,
+  };
+}
+
+/** Encodes a string of code points up to 255 as bytes. */
+export function latin1(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
+
+function fromLatin1(bytes: Uint8Array): string {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 8192) {
+    text += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  }
+  return text;
+}

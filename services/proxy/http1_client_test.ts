@@ -1,0 +1,299 @@
+import assert from "node:assert/strict";
+import { createHttp1Client } from "./http1_client.ts";
+
+/**
+ * A TCP server answering each request with the raw bytes `answer` returns; records
+ * each request head, and how many connections were opened.
+ */
+function startRawServer(
+  answer: (head: string, index: number) => string | Uint8Array | null,
+  options: { closeAfterAnswer?: boolean } = {},
+) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const heads: string[] = [];
+  const conns = new Set<Deno.Conn>();
+  let connections = 0;
+  const serveConn = async (conn: Deno.Conn) => {
+    conns.add(conn);
+    connections++;
+    let text = "";
+    const buffer = new Uint8Array(65536);
+    try {
+      while (true) {
+        const end = text.indexOf("\r\n\r\n");
+        if (end >= 0) {
+          const head = text.slice(0, end);
+          text = text.slice(end + 4);
+          const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+          // (Requests here are not pipelined: what follows the head is its body.)
+          while (new TextEncoder().encode(text).length < length) {
+            const count = await conn.read(buffer);
+            if (count === null) return;
+            text += new TextDecoder().decode(buffer.subarray(0, count));
+          }
+          heads.push(`${head}\r\n\r\n${text}`);
+          text = "";
+          const reply = answer(head, heads.length - 1);
+          if (reply === null) return conn.close();
+          await conn.write(
+            typeof reply === "string" ? new TextEncoder().encode(reply) : reply,
+          );
+          if (options.closeAfterAnswer) return;
+          continue;
+        }
+        const count = await conn.read(buffer);
+        if (count === null) return;
+        text += new TextDecoder().decode(buffer.subarray(0, count));
+      }
+    } catch {
+      // closed by the test
+    } finally {
+      conns.delete(conn);
+      try {
+        conn.close();
+      } catch {
+        // already closed
+      }
+    }
+  };
+  const accepting = (async () => {
+    for await (const conn of listener) serveConn(conn);
+  })().catch(() => {});
+  return {
+    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    heads,
+    get connections() {
+      return connections;
+    },
+    /** Closes the idle server side of every open connection. */
+    dropConnections() {
+      for (const conn of conns) conn.close();
+    },
+    async stop() {
+      listener.close();
+      for (const conn of conns) conn.close();
+      await accepting;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    },
+  };
+}
+
+const OK = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nx-a: 1\r\n\r\nok";
+
+Deno.test("createHttp1Client() sends method, path, query, headers and body", async () => {
+  const server = startRawServer(() => OK);
+  const client = createHttp1Client();
+  try {
+    const response = await client.fetch(`${server.url}/a%20b/c?x=1&y=%2F`, {
+      method: "PUT",
+      headers: [["x-custom", "yes"], ["host", "ignored"], [
+        "content-length",
+        "99",
+      ]],
+      body: "héllo",
+    });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("x-a"), "1");
+    assert.equal(await response.text(), "ok");
+    const [head] = server.heads;
+    assert.match(head!, /^PUT \/a%20b\/c\?x=1&y=%2F HTTP\/1\.1\r\n/);
+    assert.match(head!, new RegExp(`host: ${new URL(server.url).host}\r\n`));
+    assert.match(head!, /x-custom: yes\r\n/);
+    assert.match(head!, /content-length: 6\r\n/);
+    assert.doesNotMatch(head!, /ignored|: 99/);
+    assert.ok(head!.endsWith("\r\n\r\nhéllo"));
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
+Deno.test("createHttp1Client() reuses one connection for calls in sequence", async () => {
+  const server = startRawServer(() => OK);
+  const client = createHttp1Client();
+  try {
+    for (let i = 0; i < 5; i++) {
+      assert.equal(
+        await (await client.fetch(`${server.url}/${i}`)).text(),
+        "ok",
+      );
+    }
+    assert.equal(server.connections, 1);
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
+Deno.test("createHttp1Client() retries once when a pooled connection was closed", async () => {
+  const server = startRawServer(() => OK);
+  const client = createHttp1Client();
+  try {
+    await (await client.fetch(`${server.url}/first`)).text();
+    server.dropConnections();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const response = await client.fetch(`${server.url}/second`);
+    assert.equal(await response.text(), "ok");
+    assert.equal(server.connections, 2);
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
+Deno.test("createHttp1Client() reads every framing of an answer", async (t) => {
+  const cases: [string, string, string][] = [
+    [
+      "chunked with extensions and trailers",
+      "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\nx-trailer: t\r\n\r\n",
+      "hello, world",
+    ],
+    [
+      "informational answers first",
+      "HTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 3\r\n\r\nyes",
+      "yes",
+    ],
+    [
+      "until the connection closes",
+      "HTTP/1.0 200 OK\r\n\r\nall of it",
+      "all of it",
+    ],
+    ["an empty 204", "HTTP/1.1 204 No Content\r\n\r\n", ""],
+    ["a zero length", "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n", ""],
+  ];
+  for (const [name, raw, body] of cases) {
+    await t.step(name, async () => {
+      const server = startRawServer(() => raw, {
+        closeAfterAnswer: raw.startsWith("HTTP/1.0"),
+      });
+      const client = createHttp1Client();
+      try {
+        const response = await client.fetch(`${server.url}/`);
+        assert.equal(await response.text(), body);
+      } finally {
+        client.close();
+        await server.stop();
+      }
+    });
+  }
+});
+
+Deno.test("createHttp1Client() decodes gzip like fetch and keeps the header", async () => {
+  const zipped = new Uint8Array(
+    await new Response(
+      new Blob(["zip zip zip"]).stream().pipeThrough(
+        new CompressionStream("gzip"),
+      ),
+    ).arrayBuffer(),
+  );
+  const head = new TextEncoder().encode(
+    `HTTP/1.1 200 OK\r\ncontent-encoding: gzip\r\ncontent-length: ${zipped.length}\r\n\r\n`,
+  );
+  const raw = new Uint8Array(head.length + zipped.length);
+  raw.set(head);
+  raw.set(zipped, head.length);
+  const server = startRawServer(() => raw);
+  const client = createHttp1Client();
+  try {
+    const response = await client.fetch(`${server.url}/`);
+    assert.equal(response.headers.get("content-encoding"), "gzip");
+    assert.equal(await response.text(), "zip zip zip");
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
+Deno.test("createHttp1Client() streams a request body with chunked framing", async () => {
+  const server = startRawServer(() => OK);
+  const client = createHttp1Client();
+  try {
+    const body = new Blob(["part one, ", "part two"]).stream();
+    const response = await client.fetch(`${server.url}/up`, {
+      method: "POST",
+      body,
+    });
+    await response.text();
+    // The raw server does not de-chunk: the framing is visible as sent.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.match(server.heads[0]!, /transfer-encoding: chunked\r\n/);
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
+Deno.test("createHttp1Client() fails clearly on broken answers", async (t) => {
+  const cases: [string, string, RegExp][] = [
+    [
+      "a bad status line",
+      "HTCPCP/1.0 418 teapot\r\n\r\n",
+      /Invalid status line/,
+    ],
+    ["a closed connection", "", /Connection closed/],
+  ];
+  for (const [name, raw, expected] of cases) {
+    await t.step(name, async () => {
+      const server = startRawServer(() => raw || null);
+      const client = createHttp1Client();
+      try {
+        await assert.rejects(client.fetch(`${server.url}/`), expected);
+      } finally {
+        client.close();
+        await server.stop();
+      }
+    });
+  }
+  await t.step("a body cut short errors the stream", async () => {
+    const server = startRawServer((_, index) =>
+      index === 0 ? "HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nshort" : null
+    );
+    const client = createHttp1Client();
+    try {
+      const response = await client.fetch(`${server.url}/`);
+      const reading = response.text();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      server.dropConnections();
+      await assert.rejects(reading, /closed the connection mid-answer/);
+    } finally {
+      client.close();
+      await server.stop();
+    }
+  });
+  await t.step("a refused connection rejects", async () => {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    listener.close();
+    await assert.rejects(
+      createHttp1Client().fetch(`http://127.0.0.1:${port}/`),
+    );
+  });
+});
+
+Deno.test("createHttp1Client() rejects with the abort reason and closes the call", async () => {
+  const server = startRawServer(() => "HTTP/1.1 200 OK\r\n"); // never finishes the head
+  const client = createHttp1Client();
+  try {
+    const controller = new AbortController();
+    const reason = new Error("too slow");
+    const call = client.fetch(`${server.url}/`, { signal: controller.signal });
+    setTimeout(() => controller.abort(reason), 30);
+    await assert.rejects(call, (error) => error === reason);
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
+Deno.test("createHttp1Client() hands other schemes to the fallback", async () => {
+  const seen: string[] = [];
+  const client = createHttp1Client({
+    fallback: (input) => {
+      seen.push(String(input));
+      return Promise.resolve(new Response("from fallback"));
+    },
+  });
+  const response = await client.fetch("https://example.com/x");
+  assert.equal(await response.text(), "from fallback");
+  assert.deepEqual(seen, ["https://example.com/x"]);
+});

@@ -1,0 +1,51 @@
+/**
+ * A server binary started by a suite in its own temporary folder, waited for until it
+ * answers, and stopped (folder removed) at the end.
+ *
+ * @module
+ */
+import { waitForHttp } from "./_helpers.ts";
+
+/** A running server process. */
+export interface ServerProcess {
+  /** Sends a signal to the server (`SIGSTOP` / `SIGCONT` to pause it). */
+  kill(signal: Deno.Signal): void;
+  /** Kills the server (resuming it first if paused) and removes its folder. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `path` with `args(dir)` for a new temporary folder `dir` (made with `prefix`)
+ * and waits until `readyUrl` answers; on failure the server is stopped again.
+ */
+export async function startServerProcess(options: {
+  path: string;
+  prefix: string;
+  args: (dir: string) => string[] | Promise<string[]>;
+  readyUrl: string;
+}): Promise<ServerProcess> {
+  const dir = await Deno.makeTempDir({ prefix: options.prefix });
+  const child = new Deno.Command(options.path, {
+    args: await options.args(dir),
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const stop = async () => {
+    try {
+      child.kill("SIGCONT");
+      child.kill("SIGKILL");
+    } catch {
+      // already ended
+    }
+    await child.status;
+    await Deno.remove(dir, { recursive: true });
+  };
+  try {
+    await waitForHttp(options.readyUrl, 30_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { kill: (signal) => child.kill(signal), stop };
+}

@@ -119,35 +119,7 @@ export function spawnDeno(
   ], options);
 }
 
-/** Polls `url` until it answers or `timeoutMs` passes. */
-export async function waitForHttp(
-  url: string,
-  timeoutMs = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    try {
-      const response = await fetch(url);
-      await response.body?.cancel();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) {
-        throw new Error(`${url} did not answer in ${timeoutMs} ms`, {
-          cause: error,
-        });
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
-/** Returns a TCP port that was free a moment ago on 127.0.0.1. */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
+export { freePort, waitForHttp } from "../tests/_helpers.ts";
 
 /** Result of an HTTP load run. */
 export interface LoadResult {

@@ -82,9 +82,26 @@ export function createMemoryLog(): MemoryLog {
   };
 }
 
-/** Returns the message of an unknown thrown value, with its cause when it has one. */
+/**
+ * Returns the message of an unknown thrown value followed by the messages of its
+ * causes (`fetch failed: Connection refused`), skipping a cause already quoted.
+ *
+ * @example
+ * ```ts
+ * errorText(new Error("Cannot post", { cause: new Error("timed out") })); // "Cannot post: timed out"
+ * ```
+ */
 export function errorText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
-  return `${error.message}${cause}`;
+  let text = error.message;
+  const seen = new Set<unknown>([error]);
+  for (
+    let cause = error.cause;
+    cause instanceof Error && !seen.has(cause);
+    cause = cause.cause
+  ) {
+    seen.add(cause);
+    if (!text.includes(cause.message)) text += `: ${cause.message}`;
+  }
+  return text;
 }

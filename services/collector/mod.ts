@@ -7,7 +7,6 @@
 import { defineRole } from "../../lib/role.ts";
 import { createPressureSource } from "./pressure/mod.ts";
 import { collectorSettings } from "./settings.ts";
-import { startCollector } from "./start_collector.ts";
 
 /** The `collector` role descriptor. */
 export const collectorRole = defineRole({
@@ -16,8 +15,10 @@ export const collectorRole = defineRole({
     "Writes indoor sensor and outdoor weather points to InfluxDB every 5 minutes (--once: one pass)",
   usage: "collector [--once]",
   settings: collectorSettings,
-  start(settings, { flags, log }) {
-    return Promise.resolve(startCollector(settings, {
+  // Loaded on start only: the InfluxDB client is not needed by other roles.
+  async start(settings, { flags, log }) {
+    const { startCollector } = await import("./start_collector.ts");
+    return startCollector(settings, {
       log,
       once: flags.has("once"),
       createPressureSource: () => createPressureSource(settings, { log }),
@@ -28,6 +29,6 @@ export const collectorRole = defineRole({
         );
         return await readTemperature(address, { ...options, log });
       },
-    }));
+    });
   },
 });

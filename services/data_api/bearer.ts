@@ -3,23 +3,7 @@
  *
  * @module
  */
-
-const encoder = new TextEncoder();
-
-/**
- * Compares two byte strings in time that depends only on `expected`'s length, so the
- * position of the first wrong byte of a guess does not show in response times.
- */
-export function timingSafeEqual(
-  given: Uint8Array,
-  expected: Uint8Array,
-): boolean {
-  let diff = given.length ^ expected.length;
-  for (let i = 0; i < expected.length; i++) {
-    diff |= (given[i % Math.max(given.length, 1)] ?? 0) ^ expected[i]!;
-  }
-  return diff === 0;
-}
+import { createTokenCheck } from "../../lib/token_check.ts";
 
 /**
  * Returns a check of an `Authorization` header value: true only for exactly
@@ -35,9 +19,7 @@ export function timingSafeEqual(
 export function createBearerCheck(
   token: string,
 ): (header: string | null | undefined) => boolean {
-  const expected = encoder.encode(token);
-  return (header) => {
-    if (!header || !header.startsWith("Bearer ")) return false;
-    return timingSafeEqual(encoder.encode(header.slice(7)), expected);
-  };
+  const isToken = createTokenCheck(token);
+  return (header) =>
+    !!header?.startsWith("Bearer ") && isToken(header.slice(7));
 }

@@ -35,8 +35,10 @@ Deno.test("PEOPLE holds 20 distinct invented people under example.com", () => {
 
 Deno.test("createContactsJson() encodes the people with fresh phones in order", () => {
   const contactsJson = createContactsJson(Math.random);
-  const first = JSON.parse(contactsJson());
-  const second = JSON.parse(contactsJson());
+  const decode = (bytes: Uint8Array) =>
+    JSON.parse(new TextDecoder().decode(bytes));
+  const first = decode(contactsJson());
+  const second = decode(contactsJson());
   assert.equal(first.length, 20);
   assert.deepEqual(
     first.map((c: { name: string; email: string }) => [c.name, c.email]),
@@ -50,4 +52,21 @@ Deno.test("createContactsJson() encodes the people with fresh phones in order", 
     first.map((c: { phone: string }) => c.phone),
     second.map((c: { phone: string }) => c.phone),
   );
+  assert.ok(/^\+1 \d{3}-\d{3}-\d{4}$/.test(first[0].phone));
+});
+
+Deno.test("createContactsJson() never overwrites an earlier answer", () => {
+  const contactsJson = createContactsJson(Math.random);
+  const decoder = new TextDecoder();
+  const answers: Uint8Array[] = [];
+  const texts: string[] = [];
+  for (let i = 0; i < 200; i++) {
+    const bytes = contactsJson();
+    answers.push(bytes);
+    texts.push(decoder.decode(bytes));
+  }
+  const again = answers.map((bytes) => decoder.decode(bytes));
+  assert.deepEqual(again, texts);
+  assert.equal(new Set(texts).size, 200);
+  for (const text of texts) assert.equal(JSON.parse(text).length, 20);
 });

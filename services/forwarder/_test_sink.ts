@@ -10,6 +10,8 @@ export interface SinkRequest {
   readonly method: string;
   readonly headers: Headers;
   readonly body: string;
+  /** Client port of the connection it came on (the same one when reused). */
+  readonly remotePort: number;
 }
 
 /** Options of {@linkcode startSink}. */
@@ -49,11 +51,12 @@ export function startSink(options: SinkOptions = {}): Sink {
     hostname: "127.0.0.1",
     port: options.port ?? 0,
     onListen: () => {},
-  }, async (req) => {
+  }, async (req, info) => {
     const request = {
       method: req.method,
       headers: req.headers,
       body: await req.text(),
+      remotePort: info.remoteAddr.port,
     };
     requests.push(request);
     const delay = pick(options.delayMs, request, 0);

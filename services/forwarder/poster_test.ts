@@ -29,6 +29,15 @@ Deno.test("createPoster()", async (t) => {
     },
   );
 
+  await t.step(
+    "reuses the connection although it does not read the reply",
+    async () => {
+      for (let i = 0; i < 3; i++) assert.equal(await post(`again ${i}`), 200);
+      const ports = new Set(sink.requests.slice(-3).map((r) => r.remotePort));
+      assert.equal(ports.size, 1);
+    },
+  );
+
   await t.step("posts the Body unchanged in raw mode", async () => {
     const raw = createPoster({
       endpoint: sink.url,

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { queueEndpoint } from "./sqs_client.ts";
+import { createMemoryLog } from "../../lib/log.ts";
+import { createSqsClient, queueEndpoint } from "./sqs_client.ts";
 import { credentialProblems } from "./settings.ts";
 
 Deno.test("queueEndpoint()", async (t) => {
@@ -57,4 +58,28 @@ Deno.test("credentialProblems()", async (t) => {
       /^Missing QUEUE_SECRET_ACCESS_KEY: .*QUEUE_PROFILE/,
     );
   });
+});
+
+Deno.test("createSqsClient() gives the SDK a logger from WARNING up only", () => {
+  const log = createMemoryLog();
+  const client = createSqsClient({
+    QUEUE_REGION: "us-east-1",
+    QUEUE_URL: "http://127.0.0.1:9324/000000000000/q",
+    QUEUE_ACCESS_KEY_ID: "a",
+    QUEUE_SECRET_ACCESS_KEY: "b",
+  }, log);
+  try {
+    const logger = client.config.logger;
+    // No `info` at all: the SDK then skips building its per-call info record.
+    assert.equal(logger.info, undefined);
+    logger.debug("ignored");
+    logger.warn("Slow call", { ms: 900 });
+    logger.error(new Error("Broken"));
+    assert.deepEqual(log.entries, [
+      { level: "WARNING", message: 'Slow call {"ms":900}' },
+      { level: "ERROR", message: "Broken" },
+    ]);
+  } finally {
+    client.destroy();
+  }
 });

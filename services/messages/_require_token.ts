@@ -4,7 +4,7 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createTokenCheck } from "../../lib/token_check.ts";
 
 /**
  * Middleware answering 401 unless the request carries `Authorization: Bearer <token>`.
@@ -12,12 +12,11 @@ import { createHash, timingSafeEqual } from "node:crypto";
  * to a fixed length first, then compared in constant time).
  */
 export function requireToken(token: string): MiddlewareHandler {
-  const expected = digest(token);
+  const isToken = createTokenCheck(token);
   return async function requireTokenMiddleware(c, next) {
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-    const given = digest(match?.[1] ?? "");
-    if (!match || !timingSafeEqual(given, expected)) {
+    if (!match || !isToken(match[1]!)) {
       return c.json(
         {
           message:
@@ -29,8 +28,4 @@ export function requireToken(token: string): MiddlewareHandler {
     }
     await next();
   };
-}
-
-function digest(value: string): Uint8Array {
-  return createHash("sha256").update(value).digest();
 }

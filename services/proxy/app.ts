@@ -25,7 +25,10 @@ const PREFLIGHT_MAX_AGE = 86_400;
 export interface ProxyAppOptions {
   /** The registrations, every one consulted. */
   routes: readonly ProxyRoute[];
-  /** The HTTP client for remote calls. @default globalThis.fetch */
+  /**
+   * The HTTP client for remote calls (the role passes the pooled client of
+   * `http1_client.ts`). @default globalThis.fetch
+   */
   fetch?: typeof fetch;
   /** Where failures are logged. */
   log: Log;

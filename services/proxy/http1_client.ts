@@ -5,7 +5,8 @@
  * call on a local network. This client speaks plain `http:` itself and hands any
  * other URL to the fallback `fetch`. Like Deno's `fetch`, it decodes gzip, deflate and
  * brotli bodies and keeps the answer's headers as they were; it never follows
- * redirects. Bodies stream both ways.
+ * redirects. Bodies stream both ways. Unlike `fetch`, it does not read HTTP_PROXY
+ * and friends: plain-http remotes are called directly.
  *
  * @module
  */
@@ -36,6 +37,7 @@ export interface Http1Client {
 }
 
 const MAX_HEAD_BYTES = 64 * 1024;
+
 /**
  * Returns a pooled HTTP/1.1 client.
  *

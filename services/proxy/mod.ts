@@ -18,7 +18,7 @@ export const proxyRole = defineRole({
   settings: {
     PROXY_ROUTES: proxyRoutes({
       description:
-        "Registrations name=URL, comma-separated (api=https://example.com/v1,local=http://127.0.0.1:8080)",
+        "Registrations NAME=URL, comma-separated (api=https://example.com/v1,local=http://127.0.0.1:8080)",
     }),
     PROXY_ALLOW_ORIGIN: text({
       description: "Value of Access-Control-Allow-Origin on every answer",

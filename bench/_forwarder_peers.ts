@@ -1,0 +1,148 @@
+/**
+ * The peers of the forwarder benchmark, each run as a subprocess by `bench/forwarder.ts`
+ * as `deno run -A bench/_forwarder_peers.ts MODE ...ARGS`:
+ *
+ * - `bare ENDPOINT QUEUE_URL RECEIVERS TOTAL`: the queue's own ceiling, receive + batch
+ *   delete with no HTTP, until TOTAL messages are deleted;
+ * - `naive ENDPOINT QUEUE_URL SINK`: the spec's loop, receive up to 10, post one by one,
+ *   delete one by one;
+ * - `consumer ENDPOINT QUEUE_URL SINK`: `npm:sqs-consumer` with batchSize 10;
+ * - `relay PORT TARGET DELAY_MS`: an HTTP relay delaying every queue call.
+ *
+ * @module
+ */
+import {
+  DeleteMessageBatchCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from "@aws-sdk/client-sqs";
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function sqs(endpoint: string): SQSClient {
+  return new SQSClient({
+    region: "us-east-1",
+    endpoint,
+    credentials: { accessKeyId: "bench", secretAccessKey: "bench" },
+  });
+}
+
+/** Posts one body the way both peers do, reading the reply. */
+async function postBody(sink: string, body: string | undefined) {
+  const response = await fetch(sink, {
+    method: "POST",
+    headers: { Authorization: "t", "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  await response.arrayBuffer();
+}
+
+/** Peers, each a loop that runs until killed (the bare one until it deleted `total`). */
+export const PEERS: Record<string, (args: string[]) => Promise<void>> = {
+  async bare([endpoint, queueUrl, receivers, total]) {
+    const client = sqs(endpoint!);
+    let deleted = 0;
+    await Promise.all(
+      Array.from({ length: Number(receivers) }, async () => {
+        while (deleted < Number(total)) {
+          const { Messages = [] } = await client.send(
+            new ReceiveMessageCommand({
+              QueueUrl: queueUrl,
+              MaxNumberOfMessages: 10,
+              WaitTimeSeconds: 1,
+            }),
+          );
+          if (Messages.length === 0) continue;
+          await client.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: Messages.map((m, i) => ({
+                Id: String(i),
+                ReceiptHandle: m.ReceiptHandle,
+              })),
+            }),
+          );
+          deleted += Messages.length;
+        }
+      }),
+    );
+    client.destroy();
+  },
+
+  async naive([endpoint, queueUrl, sink]) {
+    const client = sqs(endpoint!);
+    while (true) {
+      const { Messages = [] } = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+        }),
+      );
+      for (const message of Messages) {
+        await postBody(sink!, message.Body);
+        await client.send(
+          new DeleteMessageCommand({
+            QueueUrl: queueUrl,
+            ReceiptHandle: message.ReceiptHandle,
+          }),
+        );
+      }
+    }
+  },
+
+  async consumer([endpoint, queueUrl, sink]) {
+    const { Consumer } = await import("sqs-consumer");
+    const consumer = Consumer.create({
+      queueUrl: queueUrl!,
+      sqs: sqs(endpoint!),
+      batchSize: 10,
+      waitTimeSeconds: 1,
+      handleMessage: async (message) => {
+        await postBody(sink!, message.Body);
+        return message;
+      },
+    });
+    consumer.start();
+    await new Promise(() => {});
+  },
+
+  async relay([port, target, delayMs]) {
+    const drop = new Set(["host", "content-length", "connection"]);
+    Deno.serve(
+      { hostname: "127.0.0.1", port: Number(port), onListen: () => {} },
+      async (request) => {
+        const body = await request.arrayBuffer();
+        await pause(Number(delayMs));
+        const headers = [...request.headers].filter(([k]) => !drop.has(k));
+        const url = new URL(request.url);
+        const reply = await fetch(`${target}${url.pathname}${url.search}`, {
+          method: request.method,
+          headers,
+          body: request.method === "GET" ? undefined : body,
+        });
+        const replyHeaders = [...reply.headers].filter(([k]) => !drop.has(k));
+        return new Response(await reply.arrayBuffer(), {
+          status: reply.status,
+          headers: replyHeaders,
+        });
+      },
+    );
+    await new Promise(() => {});
+  },
+};
+
+if (import.meta.main) {
+  const [mode, ...args] = Deno.args;
+  const peerRun = PEERS[mode ?? ""];
+  if (!peerRun) {
+    console.error(
+      `Unknown mode "${mode}": expected one of ${
+        Object.keys(PEERS).join(", ")
+      }`,
+    );
+    Deno.exit(2);
+  }
+  await peerRun(args);
+}

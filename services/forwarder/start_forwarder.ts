@@ -1,0 +1,69 @@
+/**
+ * Starts the forwarder: the queue client, the receive/post/delete loop and the
+ * optional metrics endpoint. Loaded only when the role starts (see `mod.ts`), so other
+ * roles never load the AWS SDK.
+ *
+ * @module
+ */
+import { serveApp } from "../../lib/http.ts";
+import type { Log } from "../../lib/log.ts";
+import type { RunningRole } from "../../lib/role.ts";
+import { createForwarder } from "./forwarder.ts";
+import { createMetrics } from "./metrics.ts";
+import { createMetricsApp } from "./metrics_app.ts";
+import { createPoster } from "./poster.ts";
+import type { ForwarderSettings } from "./settings.ts";
+import { createSqsClient } from "./sqs_client.ts";
+import { createSqsQueue } from "./sqs_queue.ts";
+
+/** Starts the forwarder loop, and the metrics endpoint when a port is set. */
+export function startForwarder(
+  settings: ForwarderSettings,
+  log: Log,
+): Promise<RunningRole> {
+  log.info("sqs2http start");
+  const client = createSqsClient(settings, log);
+  const metrics = createMetrics();
+  const forwarder = createForwarder({
+    queue: createSqsQueue({
+      client,
+      queueUrl: settings.QUEUE_URL,
+      maxMessages: settings.QUEUE_MAX_NUMBER_OF_MESSAGES,
+      waitTimeSeconds: settings.QUEUE_WAIT_TIME_SECONDS,
+      visibilityTimeout: settings.QUEUE_VISIBILITY_TIMEOUT,
+    }),
+    post: createPoster({
+      endpoint: settings.HTTP_ENDPOINT,
+      token: settings.AUTH_BEARER_TOKEN,
+      timeoutMs: settings.HTTP_TIMEOUT_MS,
+      bodyMode: settings.FORWARD_BODY,
+    }),
+    log,
+    metrics,
+    settings: {
+      receivers: settings.FORWARDER_RECEIVERS,
+      concurrency: settings.FORWARD_CONCURRENCY,
+      batchSize: settings.QUEUE_MAX_NUMBER_OF_MESSAGES,
+      retryStatuses: settings.FORWARD_RETRY_STATUSES,
+      visibilityTimeout: settings.QUEUE_VISIBILITY_TIMEOUT,
+      shutdownTimeoutMs: Math.min(settings.HTTP_TIMEOUT_MS + 1000, 25_000),
+    },
+  });
+  const server = settings.FORWARDER_METRICS_PORT === undefined
+    ? undefined
+    : serveApp(createMetricsApp({ metrics, log }), {
+      hostname: settings.FORWARDER_METRICS_HOST,
+      port: settings.FORWARDER_METRICS_PORT,
+      log,
+      name: "forwarder metrics",
+    });
+  const running = forwarder.run();
+  return Promise.resolve({
+    async stop() {
+      await forwarder.stop();
+      await running;
+      await server?.stop();
+      client.destroy();
+    },
+  });
+}

@@ -6,7 +6,7 @@
 import type { Log } from "./log.ts";
 import {
   type Env,
-  parseSettings,
+  readSettings,
   type Schema,
   SettingsError,
   type SettingsOf,
@@ -72,10 +72,15 @@ export interface RoleDefinition<S extends Schema> {
    */
   argsToEnv?(args: readonly string[]): Record<string, string>;
   /**
-   * Problems that involve several settings together (one sentence each); reported
-   * with the others, so start-up stops with exit code 2.
+   * Problems that involve several settings together (one sentence each), reported
+   * with the others so start-up stops with exit code 2. It runs even when other
+   * settings have problems: `settings` holds those that parsed, and `failed` names
+   * those that did not (so a rule can stay quiet about a setting already reported).
    */
-  check?(settings: SettingsOf<S>): string[];
+  check?(
+    settings: Partial<SettingsOf<S>>,
+    failed: ReadonlySet<keyof S & string>,
+  ): string[];
   /** Starts the role. */
   start(settings: SettingsOf<S>, context: RoleContext): Promise<RunningRole>;
 }
@@ -114,9 +119,13 @@ export function defineRole<S extends Schema>(
         );
       }
       const env = { ...context.env, ...definition.argsToEnv?.(context.args) };
-      const settings = parseSettings(definition.settings, env);
-      const problems = definition.check?.(settings) ?? [];
+      const { values, problems, failed } = readSettings(
+        definition.settings,
+        env,
+      );
+      problems.push(...definition.check?.(values, failed) ?? []);
       if (problems.length > 0) throw new SettingsError(problems);
+      const settings = Object.freeze(values) as SettingsOf<S>;
       return (log) => definition.start(settings, { ...context, env, log });
     },
   };

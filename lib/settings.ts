@@ -57,6 +57,52 @@ class MissingValue extends Error {
   }
 }
 
+/** What {@linkcode readSettings} found: the values that parsed and the problems. */
+export interface SettingsReading<S extends Schema> {
+  /** Every setting that parsed (a setting with a problem is absent). */
+  values: Partial<SettingsOf<S>>;
+  /** One line per missing or malformed variable. */
+  problems: string[];
+  /** Names of the settings that have a problem. */
+  failed: Set<keyof S & string>;
+}
+
+/**
+ * Reads every setting of `schema` from `env`, keeping going past problems, so that
+ * rules across several settings can still run on the ones that parsed.
+ *
+ * @example
+ * ```ts
+ * const { values, problems } = readSettings({ PORT: port({ description: "Port" }) }, {});
+ * problems; // ["Missing PORT: Port"]
+ * ```
+ */
+export function readSettings<S extends Schema>(
+  schema: S,
+  env: Env,
+): SettingsReading<S> {
+  const problems: string[] = [];
+  const failed = new Set<keyof S & string>();
+  const values: Record<string, unknown> = {};
+  for (const [name, setting] of Object.entries(schema)) {
+    const raw = env[name]?.trim() || undefined;
+    try {
+      values[name] = setting.read(raw);
+    } catch (error) {
+      failed.add(name);
+      const detail = error instanceof Error ? error.message : String(error);
+      if (error instanceof MissingValue || raw === undefined) {
+        problems.push(`Missing ${name}: ${setting.description}`);
+      } else if (setting.secret) {
+        problems.push(`Invalid ${name}: ${detail}`);
+      } else {
+        problems.push(`Invalid ${name} "${raw}": ${detail}`);
+      }
+    }
+  }
+  return { values: values as Partial<SettingsOf<S>>, problems, failed };
+}
+
 /**
  * Parses every setting of `schema` from `env`.
  *
@@ -71,25 +117,9 @@ export function parseSettings<S extends Schema>(
   schema: S,
   env: Env,
 ): SettingsOf<S> {
-  const problems: string[] = [];
-  const result: Record<string, unknown> = {};
-  for (const [name, setting] of Object.entries(schema)) {
-    const raw = env[name]?.trim() || undefined;
-    try {
-      result[name] = setting.read(raw);
-    } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      if (error instanceof MissingValue || raw === undefined) {
-        problems.push(`Missing ${name}: ${setting.description}`);
-      } else if (setting.secret) {
-        problems.push(`Invalid ${name}: ${detail}`);
-      } else {
-        problems.push(`Invalid ${name} "${raw}": ${detail}`);
-      }
-    }
-  }
+  const { values, problems } = readSettings(schema, env);
   if (problems.length > 0) throw new SettingsError(problems);
-  return Object.freeze(result) as SettingsOf<S>;
+  return Object.freeze(values) as SettingsOf<S>;
 }
 
 /** Options shared by every setting builder. */

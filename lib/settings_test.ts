@@ -9,6 +9,7 @@ import {
   optional,
   parseSettings,
   port,
+  readSettings,
   secret,
   SettingsError,
   text,
@@ -131,4 +132,20 @@ Deno.test("optional() reads an unset variable as undefined", () => {
     {},
   );
   assert.equal(settings.P, undefined);
+});
+
+Deno.test("readSettings() keeps the values that parsed next to the problems", () => {
+  const reading = readSettings(schema, {
+    NAME: "pi",
+    PORT: "nope",
+    TOKEN: "t",
+  });
+  assert.equal(reading.values.NAME, "pi");
+  assert.equal(reading.values.COUNT, 10);
+  assert.equal("PORT" in reading.values, false);
+  assert.deepEqual([...reading.failed], ["PORT", "ENDPOINT"]);
+  assert.deepEqual(reading.problems, [
+    'Invalid PORT "nope": expected an integer from 0 to 65535',
+    "Missing ENDPOINT: Where to post",
+  ]);
 });

@@ -5,42 +5,28 @@
  * @module
  */
 import { defineRole, type RoleDescriptor } from "../../lib/role.ts";
-import { parseSettings, SettingsError } from "../../lib/settings.ts";
 import { credentialProblems, forwarderSettings } from "./settings.ts";
 
-const role = defineRole({
+const CREDENTIALS = [
+  "QUEUE_ACCESS_KEY_ID",
+  "QUEUE_SECRET_ACCESS_KEY",
+  "QUEUE_PROFILE",
+] as const;
+
+/** The `forwarder` role descriptor. */
+export const forwarderRole: RoleDescriptor = defineRole({
   name: "forwarder",
   summary: "Forwards SQS queue messages to an HTTP endpoint (sqs2http)",
   settings: forwarderSettings,
+  // Both keys or a profile: a rule across variables, reported with the others
+  // (unless one of them is already reported as malformed).
+  check: (settings, failed) =>
+    CREDENTIALS.some((name) => failed.has(name))
+      ? []
+      : credentialProblems(settings),
   // Loaded on start only: the AWS SDK weighs tens of MB that other roles do not need.
   start: async (settings, { log }) => {
     const { startForwarder } = await import("./start_forwarder.ts");
     return await startForwarder(settings, log);
   },
 });
-
-/** The `forwarder` role descriptor. */
-export const forwarderRole: RoleDescriptor = {
-  ...role,
-  prepare(context) {
-    // Both keys or a profile: a rule across variables, checked with the others.
-    const credentials = credentialProblems(
-      parseSettings({
-        QUEUE_ACCESS_KEY_ID: forwarderSettings.QUEUE_ACCESS_KEY_ID,
-        QUEUE_SECRET_ACCESS_KEY: forwarderSettings.QUEUE_SECRET_ACCESS_KEY,
-        QUEUE_PROFILE: forwarderSettings.QUEUE_PROFILE,
-      }, context.env),
-    );
-    let start;
-    try {
-      start = role.prepare(context);
-    } catch (error) {
-      if (error instanceof SettingsError && credentials.length > 0) {
-        throw new SettingsError([...error.problems, ...credentials]);
-      }
-      throw error;
-    }
-    if (credentials.length > 0) throw new SettingsError(credentials);
-    return start;
-  },
-};

@@ -44,7 +44,7 @@ type NotifierSettings = SettingsOf<typeof notifierSettings>;
 
 /** The push token and where it came from; `undefined` when neither setting is set. */
 function pushToken(
-  settings: NotifierSettings,
+  settings: Partial<NotifierSettings>,
 ): { token: string; source: string } | undefined {
   if (settings.PUSHBULLET_TOKEN !== undefined) {
     return { token: settings.PUSHBULLET_TOKEN, source: "PUSHBULLET_TOKEN" };
@@ -64,8 +64,9 @@ export const notifierRole: RoleDescriptor = defineRole({
   name: "notifier",
   summary: "Turns GET /note/{title}/{body} into a Pushbullet note",
   settings: notifierSettings,
-  check: (settings) =>
-    pushToken(settings) ? [] : [
+  // A token file that failed to read is reported on its own line already.
+  check: (settings, failed) =>
+    failed.has("PUSHBULLET_CONFIG") || pushToken(settings) ? [] : [
       "Missing PUSHBULLET_TOKEN or PUSHBULLET_CONFIG: set the Pushbullet access token, or the path of a file holding it",
     ],
   start(settings, { log }) {

@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { defineRole } from "./role.ts";
+import { optional, port, SettingsError, text } from "./settings.ts";
+
+const role = defineRole({
+  name: "pair",
+  summary: "needs A and B together",
+  settings: {
+    A: optional(text({ description: "A" })),
+    B: optional(port({ description: "B" })),
+    PORT: port({ description: "Port" }),
+  },
+  check: (settings, failed) =>
+    failed.has("B") || (settings.A === undefined) === (settings.B === undefined)
+      ? []
+      : ["Missing A or B: set both or neither"],
+  start: () => Promise.resolve({ stop: () => Promise.resolve() }),
+});
+
+function problemsOf(
+  env: Record<string, string>,
+  args: string[] = [],
+): readonly string[] {
+  try {
+    role.prepare({ env, args, flags: new Set() });
+    return [];
+  } catch (error) {
+    assert.ok(error instanceof SettingsError);
+    return error.problems;
+  }
+}
+
+Deno.test("defineRole() runs check() with the other problems", () => {
+  assert.deepEqual(problemsOf({ A: "x" }), [
+    "Missing PORT: Port",
+    "Missing A or B: set both or neither",
+  ]);
+  assert.deepEqual(problemsOf({ A: "x", B: "1", PORT: "1" }), []);
+});
+
+Deno.test("defineRole() lets check() stay quiet about a setting already reported", () => {
+  assert.deepEqual(problemsOf({ A: "x", B: "big", PORT: "1" }), [
+    'Invalid B "big": expected an integer from 0 to 65535',
+  ]);
+});
+
+Deno.test("defineRole() refuses arguments beyond maxArgs", () => {
+  assert.deepEqual(problemsOf({ PORT: "1" }, ["extra"]), [
+    'Unexpected argument "extra" for role pair: see --help for its usage',
+  ]);
+});

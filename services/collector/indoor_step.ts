@@ -5,7 +5,7 @@
  * @module
  */
 import { errorText, type Log } from "../../lib/log.ts";
-import { deadline, raceSignal } from "./_deadline.ts";
+import { deadline, raceSignal } from "../../lib/deadline.ts";
 import type { Step } from "./collector.ts";
 import type { PressureSource } from "./pressure/pressure_source.ts";
 import { float, type Sample } from "./sample.ts";

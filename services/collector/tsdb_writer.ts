@@ -7,7 +7,7 @@
  */
 import { backoffDelay, sleep } from "../../lib/backoff.ts";
 import { errorText, type Log } from "../../lib/log.ts";
-import { deadline, raceSignal } from "./_deadline.ts";
+import { deadline, raceSignal } from "../../lib/deadline.ts";
 import type { SendLines } from "./line_sender.ts";
 
 /** What {@linkcode createTsdbWriter} needs. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { errorText, type Log } from "../../lib/log.ts";
-import { deadline } from "./_deadline.ts";
+import { deadline } from "../../lib/deadline.ts";
 
 /** Where the UV index comes from: the spec's `/data/2.5/uvi` or `/data/3.0/onecall`. */
 export type UviSource = "uvi" | "onecall";

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { withDeadline } from "../../lib/deadline.ts";
 
 /** Options of {@linkcode createPoster}. */
 export interface PosterOptions {
@@ -38,16 +39,8 @@ export type Post = (body: string, signal?: AbortSignal) => Promise<number>;
 export function createPoster(options: PosterOptions): Post {
   const doFetch = options.fetch ?? globalThis.fetch;
   const raw = options.bodyMode === "raw";
-  return async (body, signal) => {
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    signal?.addEventListener("abort", abort, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, options.timeoutMs);
-    try {
+  return (body, signal) =>
+    withDeadline(options.timeoutMs, signal, async (limit) => {
       const response = await doFetch(options.endpoint, {
         method: "POST",
         headers: {
@@ -55,20 +48,9 @@ export function createPoster(options: PosterOptions): Post {
           "Content-Type": "application/json",
         },
         body: raw ? body : JSON.stringify(body),
-        signal: controller.signal,
+        signal: limit,
       });
       await response.body?.cancel();
       return response.status;
-    } catch (error) {
-      if (timedOut) {
-        throw new Error(`No reply within ${options.timeoutMs} ms`, {
-          cause: error,
-        });
-      }
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", abort);
-    }
-  };
+    }, `No reply within ${options.timeoutMs} ms`);
 }

@@ -11,6 +11,7 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
+import { withDeadline } from "../../lib/deadline.ts";
 
 /** One received message. */
 export interface QueueMessage {
@@ -63,33 +64,11 @@ export function createSqsQueue(options: SqsQueueOptions): Queue {
   const { client, queueUrl } = options;
   const callTimeoutMs = options.callTimeoutMs ?? 5_000;
 
-  async function bounded<T>(
+  const bounded = <T>(
     ms: number,
     signal: AbortSignal | undefined,
     call: (signal: AbortSignal) => Promise<T>,
-  ): Promise<T> {
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    signal?.addEventListener("abort", abort, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, ms);
-    try {
-      return await call(controller.signal);
-    } catch (error) {
-      if (timedOut) {
-        throw new Error(`Queue call timed out after ${ms} ms`, {
-          cause: error,
-        });
-      }
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", abort);
-    }
-  }
+  ) => withDeadline(ms, signal, call, `Queue call timed out after ${ms} ms`);
 
   const entries = (messages: readonly QueueMessage[]) =>
     messages.map((message, index) => ({

@@ -1,5 +1,6 @@
 /**
- * An abort signal that fires after a time limit or when a parent signal aborts.
+ * Time limits for asynchronous work: an abort signal that fires after a limit or when
+ * a parent signal aborts, and helpers built on it.
  *
  * @module
  */
@@ -14,7 +15,19 @@ export interface Deadline {
   clear(): void;
 }
 
-/** Starts a {@linkcode Deadline} of `ms` milliseconds, linked to `parent`. */
+/**
+ * Starts a {@linkcode Deadline} of `ms` milliseconds, linked to `parent`.
+ *
+ * @example
+ * ```ts
+ * const limit = deadline(5000, shutdownSignal);
+ * try {
+ *   await fetch(url, { signal: limit.signal });
+ * } finally {
+ *   limit.clear();
+ * }
+ * ```
+ */
 export function deadline(ms: number, parent?: AbortSignal): Deadline {
   const controller = new AbortController();
   let expired = false;
@@ -38,6 +51,11 @@ export function deadline(ms: number, parent?: AbortSignal): Deadline {
 /**
  * Settles with `work`, or rejects when the deadline's signal aborts first (the work
  * may go on in the background; its outcome is ignored).
+ *
+ * @example
+ * ```ts
+ * const reading = await raceSignal(sensor.read(), deadline(2000).signal);
+ * ```
  */
 export function raceSignal<T>(
   work: Promise<T>,
@@ -54,4 +72,32 @@ export function raceSignal<T>(
       signal.removeEventListener("abort", onAbort)
     );
   });
+}
+
+/**
+ * Runs `work` with a signal that aborts after `ms` or when `parent` aborts. When the
+ * time limit is what stopped it, the rejection is `new Error(timeoutMessage)` with the
+ * original error as its cause; any other outcome passes through unchanged.
+ *
+ * @example
+ * ```ts
+ * const response = await withDeadline(30_000, signal, (s) => fetch(url, { signal: s }),
+ *   "No reply within 30000 ms");
+ * ```
+ */
+export async function withDeadline<T>(
+  ms: number,
+  parent: AbortSignal | undefined,
+  work: (signal: AbortSignal) => Promise<T>,
+  timeoutMessage: string,
+): Promise<T> {
+  const limit = deadline(ms, parent);
+  try {
+    return await work(limit.signal);
+  } catch (error) {
+    if (limit.expired()) throw new Error(timeoutMessage, { cause: error });
+    throw error;
+  } finally {
+    limit.clear();
+  }
 }

@@ -166,3 +166,38 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   if (!output.success) throw new Error(`autocannon failed for ${options.url}`);
   return JSON.parse(new TextDecoder().decode(output.stdout));
 }
+
+/** Options of {@linkcode measureAlternating}. */
+export interface AlternatingOptions {
+  /** Measured rounds per target. */
+  rounds: number;
+  /** Seconds of load per round. */
+  seconds: number;
+  /** Seconds of unmeasured warm-up load per target first. @default 2 */
+  warmupSeconds?: number;
+}
+
+/**
+ * Measures the targets in alternating rounds (ours, peer, ours, peer, ...) after a
+ * warm-up of each, and returns each target's best round (highest requests per
+ * second, lowest p99; `errors` sums every round), so a drift of the machine's speed
+ * during the run does not favour either side.
+ */
+export async function measureAlternating(
+  targets: LoadOptions[],
+  options: AlternatingOptions,
+): Promise<LoadResult[]> {
+  const warmup = options.warmupSeconds ?? 2;
+  for (const target of targets) await load({ ...target, seconds: warmup });
+  const best = targets.map(() => ({ rps: 0, p99: Infinity, errors: 0 }));
+  for (let round = 0; round < options.rounds; round++) {
+    for (const [i, target] of targets.entries()) {
+      const result = await load({ ...target, seconds: options.seconds });
+      const kept = best[i]!;
+      kept.rps = Math.max(kept.rps, result.rps);
+      kept.p99 = Math.min(kept.p99, result.p99);
+      kept.errors += result.errors;
+    }
+  }
+  return best;
+}

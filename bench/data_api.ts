@@ -6,8 +6,7 @@
  */
 import {
   freePort,
-  load,
-  type LoadOptions,
+  measureAlternating,
   report,
   spawn,
   spawnDeno,
@@ -30,33 +29,11 @@ Deno.serve({ hostname: "127.0.0.1", port: Number(Deno.env.get("PORT")), onListen
   () => new Response(body, { headers: { "content-type": "application/json" } }));
 `;
 
-/**
- * Measures both targets in alternating rounds (ours, peer, ours, peer, ...) after a
- * warm-up, and keeps each one's best round, so a drift of the machine's speed during
- * the run does not favour either side.
- */
-async function measureAlternating(
-  targets: [LoadOptions, LoadOptions],
-): Promise<[number, number]> {
-  for (const target of targets) await load({ ...target, seconds: 2 });
-  const best: [number, number] = [0, 0];
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, target] of targets.entries()) {
-      const result = await load({ ...target, seconds: SECONDS });
-      if (result.errors > 0) {
-        throw new Error(`${result.errors} failed requests to ${target.url}`);
-      }
-      best[i] = Math.max(best[i]!, result.rps);
-    }
-  }
-  return best;
-}
-
 /** Runs the comparison and prints `data-api GET /data rps: ours X, peer Y, ratio X/Y`. */
 export async function run(): Promise<void> {
   const oursPort = freePort();
   const peerPort = freePort();
-  const ours = spawnDeno(MAIN, ["data-api"], {
+  const oursProcess = spawnDeno(MAIN, ["data-api"], {
     env: {
       DATA_API_TOKEN: TOKEN,
       DATA_API_HOST: "127.0.0.1",
@@ -64,21 +41,33 @@ export async function run(): Promise<void> {
       LOG_LEVEL: "WARNING",
     },
   });
-  const peer = spawn(Deno.execPath(), ["eval", PEER], {
+  const peerProcess = spawn(Deno.execPath(), ["eval", PEER], {
     env: { PORT: String(peerPort) },
   });
   try {
     await waitForHttp(`http://127.0.0.1:${oursPort}/healthz`);
     await waitForHttp(`http://127.0.0.1:${peerPort}/`);
-    const [oursRps, peerRps] = await measureAlternating([
+    const targets = [
       {
         url: `http://127.0.0.1:${oursPort}/data`,
         headers: { Authorization: `Bearer ${TOKEN}` },
       },
       { url: `http://127.0.0.1:${peerPort}/data` },
-    ]);
-    report("data-api GET /data rps", Math.round(oursRps), Math.round(peerRps));
+    ];
+    const results = await measureAlternating(targets, {
+      rounds: ROUNDS,
+      seconds: SECONDS,
+    });
+    for (const [i, result] of results.entries()) {
+      if (result.errors > 0) {
+        throw new Error(
+          `${result.errors} failed requests to ${targets[i]!.url}`,
+        );
+      }
+    }
+    const [ours, peer] = results.map((result) => Math.round(result.rps));
+    report("data-api GET /data rps", ours!, peer!);
   } finally {
-    await Promise.all([ours.stop(), peer.stop()]);
+    await Promise.all([oursProcess.stop(), peerProcess.stop()]);
   }
 }

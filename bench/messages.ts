@@ -2,17 +2,18 @@
  * `deno task bench messages`: the `messages` role (started through `main.ts`) against
  * `npm:json-server` 0.17 serving the same 100 records and against a bare
  * `Deno.serve` answering a fixed record (the limit of this machine), for list,
- * read-one and create (best of two 5 s rounds each, 50 connections); then a kill -9
- * check of the records written under load.
+ * read-one and create (50 connections; after a 2 s warm-up of each, three 5 s rounds
+ * with the targets taking turns, best round of each kept, so a drift of the machine's
+ * speed favours no side); then a kill -9 check of the records written under load.
  *
  * @module
  */
 import {
   type BenchProcess,
   freePort,
-  load,
   type LoadOptions,
   type LoadResult,
+  measureAlternating,
   report,
   reportLimit,
   spawn,
@@ -25,7 +26,7 @@ const MAIN = `${ROOT}main.ts`;
 const JSON_SERVER_BIN = `${ROOT}node_modules/json-server/lib/cli/bin.js`;
 const PATH = "/api/message/resource";
 const SECONDS = 5;
-const ROUNDS = 2;
+const ROUNDS = 3;
 const RECORDS = Array.from({ length: 100 }, (_, i) => ({
   id: i + 1,
   author: `Author ${i + 1}`,
@@ -71,9 +72,6 @@ export async function run(): Promise<void> {
     }
     const jsonServer = await startJsonServer(dir, started);
     const bare = await startBare(started);
-    for (const target of [ours, jsonServer, bare]) {
-      await load({ url: target.item, seconds: 1 }); // warm-up
-    }
 
     const scenarios: [string, (t: Target) => LoadOptions][] = [
       ["list", (t) => ({ url: t.list })],
@@ -86,22 +84,19 @@ export async function run(): Promise<void> {
       })],
     ];
     for (const [name, options] of scenarios) {
-      // Best of ROUNDS, the targets taking turns: the machine may be shared.
-      const results = new Map<string, LoadResult>();
-      for (let round = 0; round < ROUNDS; round++) {
-        for (const target of [ours, jsonServer, bare]) {
-          const result = await measure(target, options(target));
-          const best = results.get(target.name);
-          results.set(target.name, {
-            rps: Math.max(best?.rps ?? 0, result.rps),
-            p99: Math.min(best?.p99 ?? Infinity, result.p99),
-            errors: (best?.errors ?? 0) + result.errors,
-          });
+      const targets = [ours, jsonServer, bare];
+      const results = await measureAlternating(
+        targets.map((t) => ({ connections: 50, ...options(t) })),
+        { rounds: ROUNDS, seconds: SECONDS },
+      );
+      for (const [i, result] of results.entries()) {
+        if (result.errors > 0) {
+          console.log(
+            `(${targets[i]!.name}: ${result.errors} failed requests)`,
+          );
         }
       }
-      const mine = results.get("ours")!;
-      const js = results.get("json-server")!;
-      const limit = results.get("bare")!;
+      const [mine, js, limit] = results as [LoadResult, LoadResult, LoadResult];
       report(`messages ${name} rps vs json-server`, mine.rps, js.rps);
       report(`messages ${name} rps vs bare Deno.serve`, mine.rps, limit.rps);
       if (name === "read-one") {
@@ -114,14 +109,6 @@ export async function run(): Promise<void> {
     await Promise.all(started.map((p) => p.stop()));
     await Deno.remove(dir, { recursive: true });
   }
-}
-
-async function measure(target: Target, options: LoadOptions) {
-  const result = await load({ connections: 50, seconds: SECONDS, ...options });
-  if (result.errors > 0) {
-    console.log(`(${target.name}: ${result.errors} failed requests)`);
-  }
-  return result;
 }
 
 async function startOurs(db: string, started: BenchProcess[]) {

@@ -18,6 +18,9 @@ export interface Answer {
   headers: [string, string][];
 }
 
+/** Rewrites an answer's header pairs before its `Response` is built. */
+export type HeaderRewrite = (pairs: [string, string][]) => [string, string][];
+
 /** Codings decoded on the way, as `fetch` does, with their stream format. */
 const DECODERS: Record<string, CompressionFormat> = {
   "gzip": "gzip",
@@ -30,7 +33,8 @@ const READ_SIZE = 64 * 1024;
 
 /**
  * Builds the `Response` for `answer`, reading its body from `reader` as the consumer
- * pulls. `finish(reusable)` is called once: with `true` when the whole body was read
+ * pulls, with its header pairs passed through `rewrite` when given (framing and
+ * coding are read from the pairs as received). `finish(reusable)` is called once: with `true` when the whole body was read
  * and the connection may carry another request, with `false` otherwise.
  */
 export function answerBody(
@@ -38,6 +42,7 @@ export function answerBody(
   reader: ByteReader,
   method: string,
   finish: (reusable: boolean) => void,
+  rewrite?: HeaderRewrite,
 ): Response {
   const header = (name: string) =>
     answer.headers.find(([key]) => key === name)?.[1];
@@ -46,7 +51,7 @@ export function answerBody(
   const init = {
     status: answer.status,
     statusText: answer.statusText,
-    headers: answer.headers,
+    headers: rewrite ? rewrite(answer.headers) : answer.headers,
   };
   if (
     method === "HEAD" || answer.status === 204 || answer.status === 304
@@ -76,9 +81,11 @@ export function answerBody(
   if (!chunked && format === undefined && reader.buffered >= remaining) {
     // The whole (small) body came with the head: answer it as bytes, which the
     // server writes faster than a stream.
-    const bytes = reader.take(remaining);
+    // Response copies the bytes (a view into the reader's buffer) before the
+    // connection goes back to the pool.
+    const response = new Response(reader.take(remaining), init);
     finish(keepAlive && reader.buffered === 0);
-    return new Response(bytes, init);
+    return response;
   }
   let ended = false;
   const end = (reusable: boolean) => {

@@ -20,6 +20,8 @@ const HOP_BY_HOP = [
   "upgrade",
 ];
 
+const HOP_BY_HOP_SET = new Set(HOP_BY_HOP);
+
 /**
  * Not sent to the remote besides the hop-by-hop ones: `Host` (the remote's own is
  * used), `Expect`, and `Accept-Encoding` (the client negotiates its own codings,
@@ -48,12 +50,18 @@ function connectionNames(headers: Headers): Set<string> | undefined {
 
 /** The caller's end-to-end headers, as sent to the remote. */
 export function remoteRequestHeaders(headers: Headers): [string, string][] {
-  const named = connectionNames(headers);
+  // One walk (iteration joins repeated names, so `connection` comes once).
+  let connection: string | undefined;
   const pairs: [string, string][] = [];
   for (const pair of headers) {
-    if (!NOT_FORWARDED.has(pair[0]) && !named?.has(pair[0])) pairs.push(pair);
+    if (pair[0] === "connection") connection = pair[1];
+    else if (!NOT_FORWARDED.has(pair[0])) pairs.push(pair);
   }
-  return pairs;
+  if (connection === undefined) return pairs;
+  const named = new Set(
+    connection.split(",").map((name) => name.trim().toLowerCase()),
+  );
+  return pairs.filter(([name]) => !named.has(name));
 }
 
 /**
@@ -82,4 +90,49 @@ export function prepareCallerHeaders(
     .filter((name) => !name.startsWith("access-control-")).join(", ");
   headers.set(ALLOW_ORIGIN, allowOrigin);
   if (exposed) headers.set(EXPOSE_HEADERS, exposed);
+}
+
+/**
+ * {@linkcode prepareCallerHeaders} on header pairs (names in lower case), for an
+ * answer not built yet: the same headers come out, without a `Headers` object's
+ * checks on every lookup.
+ */
+export function callerHeaderPairs(
+  pairs: [string, string][],
+  allowOrigin: string,
+): [string, string][] {
+  let named: Set<string> | undefined;
+  let coding: string | undefined;
+  for (const [name, value] of pairs) {
+    if (name === "connection") {
+      named ??= new Set();
+      for (const listed of value.split(",")) {
+        named.add(listed.trim().toLowerCase());
+      }
+    } else if (name === "content-encoding") {
+      coding = coding === undefined ? value : `${coding}, ${value}`;
+    }
+  }
+  const decoded = coding !== undefined &&
+    DECODED_BY_FETCH.has(coding.trim().toLowerCase());
+  const kept: [string, string][] = [];
+  for (const pair of pairs) {
+    const name = pair[0];
+    if (
+      HOP_BY_HOP_SET.has(name) || named?.has(name) || name === EXPOSE_HEADERS ||
+      name === ALLOW_ORIGIN ||
+      (decoded && (name === "content-encoding" || name === "content-length"))
+    ) continue;
+    kept.push(pair);
+  }
+  const exposed = allowOrigin === "*" ? "*" : [
+    ...new Set(
+      kept.map(([name]) => name).filter((name) =>
+        !name.startsWith("access-control-")
+      ),
+    ),
+  ].sort().join(", ");
+  kept.push([ALLOW_ORIGIN, allowOrigin]);
+  if (exposed) kept.push([EXPOSE_HEADERS, exposed]);
+  return kept;
 }

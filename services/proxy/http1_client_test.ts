@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createHttp1Client } from "./http1_client.ts";
+import { createHttp1Client, type Http1RequestInit } from "./http1_client.ts";
 
 /**
  * A TCP server answering each request with the raw bytes `answer` returns; records
@@ -296,4 +296,32 @@ Deno.test("createHttp1Client() hands other schemes to the fallback", async () =>
   const response = await client.fetch("https://example.com/x");
   assert.equal(await response.text(), "from fallback");
   assert.deepEqual(seen, ["https://example.com/x"]);
+});
+
+Deno.test("createHttp1Client() rewrites answer headers but frames by the originals", async () => {
+  const server = startRawServer(() =>
+    "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\nx-a: 1\r\n\r\n" +
+    "3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"
+  );
+  const client = createHttp1Client();
+  try {
+    const seen: [string, string][][] = [];
+    const init: Http1RequestInit = {
+      answerHeaders: (pairs) => {
+        seen.push(pairs);
+        return [["x-b", "2"]];
+      },
+    };
+    for (let i = 0; i < 2; i++) {
+      const response = await client.fetch(`${server.url}/${i}`, init);
+      assert.equal(await response.text(), "abcde");
+      assert.equal(response.headers.get("x-b"), "2");
+      assert.equal(response.headers.get("x-a"), null);
+    }
+    assert.deepEqual(seen[0], [["transfer-encoding", "chunked"], ["x-a", "1"]]);
+    assert.equal(server.connections, 1); // the framing was understood: reused
+  } finally {
+    client.close();
+    await server.stop();
+  }
 });

@@ -5,12 +5,21 @@
  * @module
  */
 import { errorText, type Log } from "../../lib/log.ts";
-import { prepareCallerHeaders, remoteRequestHeaders } from "./_headers.ts";
+import { createDeadlines } from "./_deadlines.ts";
+import {
+  callerHeaderPairs,
+  prepareCallerHeaders,
+  remoteRequestHeaders,
+} from "./_headers.ts";
+import type { Http1RequestInit } from "./http1_client.ts";
 import type { ProxyRoute } from "./routes.ts";
 
 /** Options of {@linkcode createRelay}. */
 export interface RelayOptions {
-  /** The HTTP client (the global `fetch` in production). */
+  /**
+   * The HTTP client: the pooled client of `http1_client.ts` (which applies the
+   * caller's header rules while building its answers), or `fetch`.
+   */
   fetch: typeof fetch;
   /** Where failed remote calls are logged. */
   log: Log;
@@ -27,7 +36,7 @@ export interface RelayOptions {
 export type Relay = (
   request: Request,
   route: ProxyRoute,
-  target: string,
+  target: string | URL,
 ) => Promise<Response>;
 
 /**
@@ -51,16 +60,11 @@ export function createRelay(options: RelayOptions): Relay {
     });
 
   const timedOut = new Error(`No answer within ${timeoutMs} ms`);
+  const deadlines = createDeadlines(timeoutMs);
 
   return async function relay(request, route, target) {
     const controller = new AbortController();
-    let answered = false;
-    let timer = setTimeout(() => controller.abort(timedOut), timeoutMs);
-    const restart = () => {
-      if (answered) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => controller.abort(timedOut), timeoutMs);
-    };
+    const deadline = deadlines.start(() => controller.abort(timedOut));
     const hasBody = request.method !== "GET" && request.method !== "HEAD" &&
       request.body !== null;
     // The time-out counts from the last byte sent: a long upload is not a slow remote.
@@ -68,21 +72,27 @@ export function createRelay(options: RelayOptions): Relay {
       ? request.body!.pipeThrough(
         new TransformStream<Uint8Array, Uint8Array>({
           transform(chunk, stream) {
-            restart();
+            deadline.restart();
             stream.enqueue(chunk);
           },
         }),
       )
       : undefined;
+    let prepared = false;
+    const init: Http1RequestInit = {
+      method: request.method,
+      headers: remoteRequestHeaders(request.headers),
+      body,
+      redirect: "manual",
+      signal: controller.signal,
+      answerHeaders(pairs) {
+        prepared = true;
+        return callerHeaderPairs(pairs, allowOrigin);
+      },
+    };
     let remote: Response;
     try {
-      remote = await options.fetch(target, {
-        method: request.method,
-        headers: remoteRequestHeaders(request.headers),
-        body,
-        redirect: "manual",
-        signal: controller.signal,
-      });
+      remote = await options.fetch(target, init);
     } catch (error) {
       if (controller.signal.reason === timedOut) {
         log.warn(
@@ -98,11 +108,11 @@ export function createRelay(options: RelayOptions): Relay {
       );
       return fail(502, `Remote of route "${route.name}" is unreachable`);
     } finally {
-      answered = true;
-      clearTimeout(timer);
+      deadline.done();
     }
+    if (prepared) return remote;
     try {
-      // The pooled client's answers can be passed on as they are (fastest).
+      // Answers of a stand-in with mutable headers can be changed in place.
       prepareCallerHeaders(remote.headers, allowOrigin);
       return remote;
     } catch {

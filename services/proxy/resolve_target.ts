@@ -12,6 +12,8 @@ export type Resolution =
     readonly kind: "target";
     readonly route: ProxyRoute;
     readonly url: string;
+    /** `url` parsed (the client takes it as is, rather than parsing it again). */
+    readonly parsed: URL;
   }
   | { readonly kind: "unmatched" }
   | {
@@ -61,11 +63,12 @@ export function resolveTarget(
   const problem = escapeProblem(rest);
   if (problem) return { kind: "rejected", route, path, reason: problem };
   const joined = `${route.origin}${route.prefix + rest || "/"}${query}`;
-  if (!keepsBase(route, joined)) {
+  const parsed = keptBase(route, joined);
+  if (!parsed) {
     const reason = "it leaves the registered base URL";
     return { kind: "rejected", route, path, reason };
   }
-  return { kind: "target", route, url: joined };
+  return { kind: "target", route, url: joined, parsed };
 }
 
 /** Splits a raw URL (or origin-form target) into its path and `?query`, no fragment. */
@@ -124,17 +127,18 @@ function percentDecode(text: string): string | undefined {
   });
 }
 
-/** Whether the joined URL still has the route's origin and path prefix. */
-function keepsBase(route: ProxyRoute, joined: string): boolean {
+/** The joined URL parsed, if it still has the route's origin and path prefix. */
+function keptBase(route: ProxyRoute, joined: string): URL | undefined {
   let parsed: URL;
   try {
     parsed = new URL(joined);
   } catch {
-    return false;
+    return undefined;
   }
-  if (parsed.origin !== route.origin) return false;
+  if (parsed.origin !== route.origin) return undefined;
   const path = parsed.pathname;
-  return route.prefix === "" ||
+  const kept = route.prefix === "" ||
     path === route.prefix ||
     path.startsWith(`${route.prefix}/`);
+  return kept ? parsed : undefined;
 }

@@ -7,10 +7,13 @@
 /** A cache of JSON texts, emptied whenever `revision()` changes. */
 export interface JsonCache {
   /**
-   * Returns the JSON text for `key`, rendering it with `render` when not cached;
-   * `undefined` (not cached) when `render` returns `undefined`.
+   * Returns the JSON text for `key`, rendering it with `render(key)` when not
+   * cached; `undefined` (not cached) when `render` returns `undefined`.
    */
-  get(key: string | number, render: () => unknown): string | undefined;
+  get<K extends string | number>(
+    key: K,
+    render: (key: K) => unknown,
+  ): string | undefined;
 }
 
 /**
@@ -32,7 +35,7 @@ export function createJsonCache(
       }
       let text = entries.get(key);
       if (text === undefined) {
-        const value = render();
+        const value = render(key);
         if (value === undefined) return undefined;
         text = JSON.stringify(value);
         if (entries.size >= maxEntries) entries.clear();

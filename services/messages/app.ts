@@ -11,6 +11,7 @@ import type { MessageStore } from "./message_store.ts";
 import { parseMessageFields, parseMessageId } from "./_message_input.ts";
 import { requireToken } from "./_require_token.ts";
 import { createJsonCache } from "./_json_cache.ts";
+import { withFastItemReads } from "./_fast_item_reads.ts";
 
 /** Where the records live. Paths are defined without a trailing slash. */
 export const MESSAGES_PATH = "/api/message/resource";
@@ -57,8 +58,15 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
 
   // Reads reuse the serialized answers until the store's revision moves.
   const cache = createJsonCache(() => store.revision());
+  const renderList = () => store.list();
+  // Items are cached by their path segment, so a hit skips parsing the id.
+  const renderItem = (segment: string) => {
+    const id = parseMessageId(segment);
+    return id === undefined ? undefined : store.get(id);
+  };
+  const readItem = (segment: string) => cache.get(segment, renderItem);
   app.get(MESSAGES_PATH, (c) => {
-    return c.body(cache.get("list", () => store.list())!, 200, JSON_TYPE);
+    return c.body(cache.get("list", renderList)!, 200, JSON_TYPE);
   });
 
   app.post(MESSAGES_PATH, async (c) => {
@@ -70,8 +78,7 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   });
 
   app.get(item, (c) => {
-    const id = idOf(c);
-    const found = cache.get(id, () => store.get(id));
+    const found = readItem(c.req.param("id") ?? "");
     if (found === undefined) throw notFound(c);
     return c.body(found, 200, JSON_TYPE);
   });
@@ -100,7 +107,7 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
     }
     return c.json({ message: "Not found" }, 404);
   });
-  return app;
+  return withFastItemReads(app, `${MESSAGES_PATH}/`, readItem);
 }
 
 function idOf(c: Context): number {

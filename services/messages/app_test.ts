@@ -343,6 +343,10 @@ Deno.test("createMessagesApp() logs a store failure and answers 500", async () =
   assert.match(log.at("ERROR")[0] ?? "", /disk I\/O error/);
 });
 
+/** Writes through another connection show within 1 ms (the store's default). */
+const outsideWritesShown = () =>
+  new Promise((resolve) => setTimeout(resolve, 5));
+
 Deno.test("createMessagesApp() reads reflect writes made through another connection", async () => {
   const dir = Deno.makeTempDirSync({ prefix: "messages-app-" });
   const ours = openSqliteMessageStore(`${dir}/m.db`);
@@ -356,6 +360,7 @@ Deno.test("createMessagesApp() reads reflect writes made through another connect
     assert.deepEqual(await read("/1"), { id: 1, ...ADA });
     other.update(1, { author: "Bo", message: "Edited elsewhere" });
     other.create({ author: "Cy", message: "New" });
+    await outsideWritesShown();
     assert.deepEqual(await read("/1"), {
       id: 1,
       author: "Bo",
@@ -363,6 +368,7 @@ Deno.test("createMessagesApp() reads reflect writes made through another connect
     });
     assert.equal((await read("")).length, 2);
     other.delete(1);
+    await outsideWritesShown();
     const gone = await app.request(`${BASE}/1`);
     assert.equal(gone.status, 404);
     await gone.body?.cancel();

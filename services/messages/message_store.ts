@@ -32,8 +32,10 @@ export interface MessageStore {
   /** Removes record `id`; `false` when there was no such record. */
   delete(id: number): boolean;
   /**
-   * A number that changes whenever the records may have changed (writes through this
-   * store or through another connection), so a caller can cache what it derives.
+   * A number that changes whenever the records may have changed, so a caller can
+   * cache what it derives. Writes through this store move it at once; writes through
+   * another connection or process may show after a short delay the implementation
+   * documents (1 ms for the SQLite store).
    */
   revision(): number;
   /** Releases the store; it cannot be used afterwards. */

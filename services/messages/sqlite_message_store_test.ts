@@ -69,8 +69,8 @@ Deno.test("openSqliteMessageStore() ids follow the highest id across connections
 Deno.test("openSqliteMessageStore() revision moves on writes from any connection", () => {
   using db = tempDb();
   const path = db.path;
-  const a = openSqliteMessageStore(path);
-  const b = openSqliteMessageStore(path);
+  const a = openSqliteMessageStore(path, { outsideWritesMs: 0 });
+  const b = openSqliteMessageStore(path, { outsideWritesMs: 0 });
   try {
     const start = a.revision();
     assert.equal(a.revision(), start);
@@ -86,6 +86,35 @@ Deno.test("openSqliteMessageStore() revision moves on writes from any connection
     assert.equal(a.update(9, { author: "z", message: "z" }), undefined);
     assert.equal(a.delete(9), false);
     assert.equal(a.revision(), quiet);
+  } finally {
+    a.close();
+    b.close();
+  }
+});
+
+Deno.test("openSqliteMessageStore() revision moves at once on own writes, within the delay on outside ones", async () => {
+  using db = tempDb();
+  const a = openSqliteMessageStore(db.path, { outsideWritesMs: 200 });
+  const b = openSqliteMessageStore(db.path);
+  try {
+    const start = a.revision();
+    for (
+      const write of [
+        () => a.create({ author: "x", message: "1" }),
+        () => a.update(1, { author: "x", message: "2" }),
+        () => a.delete(1),
+      ]
+    ) {
+      const before = a.revision();
+      write();
+      assert.notEqual(a.revision(), before);
+    }
+    const quiet = a.revision();
+    assert.notEqual(quiet, start);
+    b.create({ author: "y", message: "3" });
+    assert.equal(a.revision(), quiet, "checked at most once per 200 ms");
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    assert.notEqual(a.revision(), quiet);
   } finally {
     a.close();
     b.close();

@@ -201,3 +201,19 @@ export async function waitForHttp(
     }
   }
 }
+
+/**
+ * Waits for a role's "listening on" line and returns its URL (useful with port 0).
+ *
+ * @example
+ * ```ts
+ * const base = await listeningUrl(startMain(["table", "0", "127.0.0.1", "false"]), "table");
+ * ```
+ */
+export async function listeningUrl(
+  main: MainProcess,
+  role: string,
+): Promise<string> {
+  const line = await main.waitFor(new RegExp(`${role} listening on http://`));
+  return /listening on (http:\/\/\S+)/.exec(line)![1]!;
+}

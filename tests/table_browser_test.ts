@@ -4,16 +4,16 @@
  */
 import assert from "node:assert/strict";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
-import { type MainProcess, requireBinary, startMain } from "./_helpers.ts";
+import {
+  listeningUrl,
+  type MainProcess,
+  requireBinary,
+  startMain,
+} from "./_helpers.ts";
 
 const chromium = requireBinary("chromium", ["/usr/bin/chromium"]);
 const TOKEN = "browser-test-token-9d2";
 const OUTPUT = new URL("../test_output/", import.meta.url).pathname;
-
-async function listeningUrl(main: MainProcess, role: string): Promise<string> {
-  const line = await main.waitFor(new RegExp(`${role} listening on http://`));
-  return /listening on (http:\/\/\S+)/.exec(line)![1]!;
-}
 
 function startTable(apiUrl: string, apiKey: string): MainProcess {
   return startMain(["table", "0", "127.0.0.1", "false"], {

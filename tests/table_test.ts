@@ -2,14 +2,9 @@
  * The `table` role through `main.ts`, reading a real `data-api` role.
  */
 import assert from "node:assert/strict";
-import { type MainProcess, startMain } from "./_helpers.ts";
+import { listeningUrl, type MainProcess, startMain } from "./_helpers.ts";
 
 const TOKEN = "table-subprocess-token-42";
-
-async function listeningUrl(main: MainProcess, role: string): Promise<string> {
-  const line = await main.waitFor(new RegExp(`${role} listening on http://`));
-  return /listening on (http:\/\/\S+)/.exec(line)![1]!;
-}
 
 function startDataApi(): MainProcess {
   return startMain(["data-api"], {

@@ -132,7 +132,17 @@ export interface SettingOptions<T> {
   secret?: boolean;
 }
 
-function define<T>(
+/**
+ * A setting of a kind of its own: `parse` turns the raw value into `T` and throws an
+ * `Error` saying what it expected; `show` renders the default for `--help`. Without
+ * `options.default` the variable is required.
+ *
+ * @example
+ * ```ts
+ * const routes = custom({ description: "Registrations name=URL" }, parseRoutes);
+ * ```
+ */
+export function custom<T>(
   options: SettingOptions<T>,
   parse: (raw: string) => T,
   show: (value: T) => string = String,
@@ -149,6 +159,30 @@ function define<T>(
         throw new MissingValue();
       }
       return parse(raw);
+    },
+  };
+}
+
+/**
+ * Narrows a setting: a value that `setting` accepts must also pass `isValid`, or the
+ * problem says `expected <expected>`.
+ *
+ * @example
+ * ```ts
+ * const host = refine(text({ description: "Host" }), "a host name", (v) => !v.includes("/"));
+ * ```
+ */
+export function refine<T>(
+  setting: Setting<T>,
+  expected: string,
+  isValid: (value: T) => boolean,
+): Setting<T> {
+  return {
+    ...setting,
+    read(raw) {
+      const value = setting.read(raw);
+      if (!isValid(value)) throw new Error(`expected ${expected}`);
+      return value;
     },
   };
 }
@@ -171,14 +205,14 @@ export function optional<T>(setting: Setting<T>): Setting<T | undefined> {
 
 /** A free-form string. */
 export function text(options: SettingOptions<string>): Setting<string> {
-  return define(options, (raw) => raw, (v) => v === "" ? '""' : v);
+  return custom(options, (raw) => raw, (v) => v === "" ? '""' : v);
 }
 
 /** A secret string: never quoted in errors, never shown in `--help`. */
 export function secret(
   options: Omit<SettingOptions<string>, "secret">,
 ): Setting<string> {
-  return define({ ...options, secret: true }, (raw) => raw);
+  return custom({ ...options, secret: true }, (raw) => raw);
 }
 
 /** Options of {@linkcode integer}. */
@@ -200,7 +234,7 @@ export function integer(options: IntegerOptions): Setting<number> {
     : options.max !== undefined
     ? ` of at most ${max}`
     : "";
-  return define(options, (raw) => {
+  return custom(options, (raw) => {
     const value = /^[+-]?\d+$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isSafeInteger(value) || value < min || value > max) {
       throw new Error(`expected an integer${range}`);
@@ -216,7 +250,7 @@ export function port(options: SettingOptions<number>): Setting<number> {
 
 /** A number (integer or decimal). */
 export function decimal(options: SettingOptions<number>): Setting<number> {
-  return define(options, (raw) => {
+  return custom(options, (raw) => {
     const value = Number(raw);
     if (
       !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(raw) ||
@@ -241,7 +275,7 @@ export function parseBoolean(raw: string): boolean {
 
 /** A boolean: `true/false`, `yes/no`, `on/off`, `1/0`, any case. */
 export function boolean(options: SettingOptions<boolean>): Setting<boolean> {
-  return define(options, parseBoolean);
+  return custom(options, parseBoolean);
 }
 
 /** Options of {@linkcode url}. */
@@ -253,7 +287,7 @@ export interface UrlOptions extends SettingOptions<string> {
 /** An absolute URL, kept as the string given (validated by `new URL`). */
 export function url(options: UrlOptions): Setting<string> {
   const protocols = options.protocols ?? ["http", "https"];
-  return define(options, (raw) => {
+  return custom(options, (raw) => {
     let parsed: URL;
     try {
       parsed = new URL(raw);
@@ -286,7 +320,7 @@ export interface DurationOptions extends SettingOptions<number> {
  */
 export function durationMs(options: DurationOptions): Setting<number> {
   const min = options.min ?? 0;
-  return define(options, (raw) => {
+  return custom(options, (raw) => {
     const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(raw);
     const value = match
       ? Number(match[1]) * DURATION_UNITS[match[2] ?? "ms"]!
@@ -302,7 +336,7 @@ export function durationMs(options: DurationOptions): Setting<number> {
 
 /** A comma-separated list; blanks around items are trimmed and empty items dropped. */
 export function list(options: SettingOptions<string[]>): Setting<string[]> {
-  return define(
+  return custom(
     options,
     (raw) =>
       raw.split(",").map((item) => item.trim()).filter((item) => item !== ""),
@@ -315,7 +349,7 @@ export function choice<const T extends string>(
   values: readonly T[],
   options: SettingOptions<T>,
 ): Setting<T> {
-  return define(options, (raw) => {
+  return custom(options, (raw) => {
     const found = values.find((v) => v.toLowerCase() === raw.toLowerCase());
     if (found === undefined) {
       throw new Error(`expected one of ${values.join(", ")}`);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   boolean,
   choice,
+  custom,
   decimal,
   durationMs,
   integer,
@@ -10,6 +11,7 @@ import {
   parseSettings,
   port,
   readSettings,
+  refine,
   secret,
   SettingsError,
   text,
@@ -148,4 +150,30 @@ Deno.test("readSettings() keeps the values that parsed next to the problems", ()
     'Invalid PORT "nope": expected an integer from 0 to 65535',
     "Missing ENDPOINT: Where to post",
   ]);
+});
+
+Deno.test("custom() and refine() build settings with the house rules", () => {
+  const schema = {
+    PAIR: custom({ description: "a=b" }, (raw) => {
+      const [a, b] = raw.split("=");
+      if (!a || !b) throw new Error("expected a=b");
+      return { a, b };
+    }),
+    EVEN: refine(
+      integer({ description: "Even", default: 2 }),
+      "an even number",
+      (n) => n % 2 === 0,
+    ),
+  };
+  assert.deepEqual({ ...parseSettings(schema, { PAIR: "x=y" }) }, {
+    PAIR: { a: "x", b: "y" },
+    EVEN: 2,
+  });
+  assert.equal(schema.PAIR.required, true);
+  assert.equal(schema.EVEN.defaultText, "2");
+  assert.deepEqual(readSettings(schema, { PAIR: "x", EVEN: "3" }).problems, [
+    'Invalid PAIR "x": expected a=b',
+    'Invalid EVEN "3": expected an even number',
+  ]);
+  assert.deepEqual(readSettings(schema, {}).problems, ["Missing PAIR: a=b"]);
 });

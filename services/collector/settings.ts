@@ -12,8 +12,8 @@ import {
   integer,
   optional,
   port,
+  refine,
   secret,
-  type Setting,
   type SettingsOf,
   text,
   url,
@@ -22,23 +22,6 @@ import { normalizeBluetoothAddress } from "../reader/bluetooth_address.ts";
 import { cronSchedule } from "./cron_schedule.ts";
 import { pressureSettings } from "./pressure/mod.ts";
 import { baseUrl } from "./tsdb_target.ts";
-
-/** A text setting whose value must pass `isValid`; `expected` says what it takes. */
-function checkedText(
-  description: string,
-  isValid: (value: string) => boolean,
-  expected: string,
-): Setting<string> {
-  const setting = text({ description });
-  return {
-    ...setting,
-    read(raw) {
-      const value = setting.read(raw);
-      if (!isValid(value)) throw new Error(`expected ${expected}`);
-      return value;
-    },
-  };
-}
 
 /** Whether `host` is a host name, `host:port`, or an http(s) base URL. */
 function isStoreHost(host: string): boolean {
@@ -56,10 +39,12 @@ export const collectorSettings = {
     description: "Cron expression (UTC) of the collector passes",
     default: "*/5 * * * *",
   }),
-  TEMPERATURE_SENSOR: optional(checkedText(
-    "BLE address of the BeeWi thermometer (indoor temperature)",
-    (address) => normalizeBluetoothAddress(address) !== undefined,
+  TEMPERATURE_SENSOR: optional(refine(
+    text({
+      description: "BLE address of the BeeWi thermometer (indoor temperature)",
+    }),
     "a Bluetooth address such as AA:BB:CC:DD:EE:FF",
+    (address) => normalizeBluetoothAddress(address) !== undefined,
   )),
   TEMPERATURE_TIMEOUT_MS: durationMs({
     description: "Time the thermometer scan gets for a reading on each pass",
@@ -96,10 +81,10 @@ export const collectorSettings = {
     default: 10_000,
     min: 1,
   }),
-  TSDB_HOST: checkedText(
-    "Host (or base URL) of the time-series store",
-    isStoreHost,
+  TSDB_HOST: refine(
+    text({ description: "Host (or base URL) of the time-series store" }),
     "a host name or an http(s) base URL",
+    isStoreHost,
   ),
   TSDB_PORT: port({
     description: "Port of the time-series store",

@@ -10,6 +10,7 @@ import {
   integer,
   optional,
   port,
+  refine,
   secret,
   type Setting,
   type SettingsOf,
@@ -20,19 +21,11 @@ import { statusList } from "./status_list.ts";
 
 /** A secret that must be usable as an HTTP header value. */
 function headerSecret(description: string): Setting<string> {
-  const base = secret({ description });
-  return {
-    ...base,
-    read(raw) {
-      const value = base.read(raw);
-      if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(value)) {
-        throw new Error(
-          "expected a value usable in an HTTP header: no control or non-Latin-1 characters",
-        );
-      }
-      return value;
-    },
-  };
+  return refine(
+    secret({ description }),
+    "a value usable in an HTTP header: no control or non-Latin-1 characters",
+    (value) => /^[\t\x20-\x7e\x80-\xff]*$/.test(value),
+  );
 }
 
 /** The forwarder's settings schema, keyed by environment variable. */

@@ -3,7 +3,11 @@
  *
  * @module
  */
-import type { Setting, SettingOptions } from "../../lib/settings.ts";
+import {
+  custom,
+  type Setting,
+  type SettingOptions,
+} from "../../lib/settings.ts";
 
 /**
  * Parses a comma-separated list of HTTP statuses (100 to 599) and inclusive ranges.
@@ -38,12 +42,9 @@ export function parseStatusList(raw: string): ReadonlySet<number> {
 export function statusList(
   options: SettingOptions<ReadonlySet<number>>,
 ): Setting<ReadonlySet<number>> {
-  const fallback = options.default ?? new Set<number>();
-  return {
-    description: options.description,
-    defaultText: fallback.size === 0 ? "(empty)" : [...fallback].join(","),
-    required: false,
-    secret: false,
-    read: (raw) => raw === undefined ? fallback : parseStatusList(raw),
-  };
+  return custom(
+    { ...options, default: options.default ?? new Set<number>() },
+    parseStatusList,
+    (statuses) => statuses.size === 0 ? "(empty)" : [...statuses].join(","),
+  );
 }

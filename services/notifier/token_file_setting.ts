@@ -5,7 +5,7 @@
  * @module
  */
 import { errorText } from "../../lib/log.ts";
-import type { Setting } from "../../lib/settings.ts";
+import { custom, type Setting } from "../../lib/settings.ts";
 
 /** The token read from a token file, with the file's path (for log lines). */
 export interface TokenFile {
@@ -50,21 +50,15 @@ export function tokenFileSetting(
   const hint = options.alternative
     ? `write the token in it or set ${options.alternative}`
     : "write the token in it";
-  return {
-    description: options.description,
-    required: true,
-    secret: false,
-    read(raw) {
-      if (raw === undefined) throw new Error("expected a file path");
-      let content: string;
-      try {
-        content = readTextFile(raw);
-      } catch (error) {
-        throw new Error(`cannot read the file: ${errorText(error)}`);
-      }
-      return { path: raw, token: tokenFromFile(content, hint) };
-    },
-  };
+  return custom({ description: options.description }, (path) => {
+    let content: string;
+    try {
+      content = readTextFile(path);
+    } catch (error) {
+      throw new Error(`cannot read the file: ${errorText(error)}`);
+    }
+    return { path, token: tokenFromFile(content, hint) };
+  });
 }
 
 const TOKEN_MEMBERS = ["token", "access_token", "accessToken"];

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Setting } from "../../lib/settings.ts";
+import { custom, type Setting } from "../../lib/settings.ts";
 
 /** One registration: a first path segment and the remote base URL it maps to. */
 export interface ProxyRoute {
@@ -99,16 +99,10 @@ function parseBase(base: string): { origin: string; prefix: string } | string {
 export function proxyRoutes(
   options: { description: string },
 ): Setting<readonly ProxyRoute[]> {
-  return {
-    description: options.description,
-    required: true,
-    // Not a secret as such, but a rejected base URL may carry credentials: keep the
-    // raw value out of messages (the problems quote the harmless parts).
-    secret: true,
-    read(raw) {
-      // parseSettings reports an unset variable as missing when read throws.
-      if (raw === undefined) throw new Error("missing");
-      return parseRoutes(raw);
-    },
-  };
+  // Not a secret as such, but a rejected base URL may carry credentials: keep the
+  // raw value out of messages (the problems quote the harmless parts).
+  return custom(
+    { description: options.description, secret: true },
+    parseRoutes,
+  );
 }

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { deadline } from "../../lib/deadline.ts";
 import { PushError } from "./push_error.ts";
 
 /** A note sent to the push API. */
@@ -58,8 +59,7 @@ export function createPushClient(options: PushClientOptions): PushClient {
   const fetchFn = options.fetch ?? globalThis.fetch;
   return {
     async sendNote(note: PushNote): Promise<unknown> {
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+      const limit = deadline(options.timeoutMs);
       try {
         const response = await fetchFn(endpoint, {
           method: "POST",
@@ -73,7 +73,7 @@ export function createPushClient(options: PushClientOptions): PushClient {
             title: note.title,
             body: note.body,
           }),
-          signal: controller.signal,
+          signal: limit.signal,
         });
         const text = await response.text();
         if (!response.ok) {
@@ -97,7 +97,7 @@ export function createPushClient(options: PushClientOptions): PushClient {
         }
       } catch (error) {
         if (error instanceof PushError) throw error;
-        if (controller.signal.aborted) {
+        if (limit.expired()) {
           throw new PushError(
             "timeout",
             `Push API did not answer within ${options.timeoutMs} ms`,
@@ -111,7 +111,7 @@ export function createPushClient(options: PushClientOptions): PushClient {
           { cause: error },
         );
       } finally {
-        clearTimeout(timer);
+        limit.clear();
       }
     },
   };

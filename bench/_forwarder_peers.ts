@@ -3,7 +3,8 @@
  * as `deno run -A bench/_forwarder_peers.ts MODE ...ARGS`:
  *
  * - `bare ENDPOINT QUEUE_URL RECEIVERS TOTAL`: the queue's own ceiling, receive + batch
- *   delete with no HTTP, until TOTAL messages are deleted;
+ *   delete with no HTTP, until TOTAL messages are deleted, on the SDK's default client;
+ * - `bare-same-client ...`: the same loop on the forwarder's own SQS client;
  * - `naive ENDPOINT QUEUE_URL SINK`: the spec's loop, receive up to 10, post one by one,
  *   delete one by one;
  * - `consumer ENDPOINT QUEUE_URL SINK`: `npm:sqs-consumer` with batchSize 10;
@@ -18,6 +19,10 @@ import {
   SQSClient,
 } from "@aws-sdk/client-sqs";
 
+import { createHttp1Client } from "../lib/http1/client.ts";
+import { createSqsClient } from "../services/forwarder/sqs_client.ts";
+import { createMemoryLog } from "../lib/log.ts";
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function sqs(endpoint: string): SQSClient {
@@ -26,6 +31,21 @@ function sqs(endpoint: string): SQSClient {
     endpoint,
     credentials: { accessKeyId: "bench", secretAccessKey: "bench" },
   });
+}
+
+/** The forwarder's own client: SDK on the pooled HTTP/1.1 transport. */
+function forwarderSqs(endpoint: string, queueUrl: string): SQSClient {
+  return createSqsClient(
+    {
+      QUEUE_REGION: "us-east-1",
+      QUEUE_URL: queueUrl,
+      QUEUE_ENDPOINT_URL: endpoint,
+      QUEUE_ACCESS_KEY_ID: "bench",
+      QUEUE_SECRET_ACCESS_KEY: "bench",
+    },
+    createMemoryLog(),
+    createHttp1Client().fetch,
+  );
 }
 
 /** Posts one body the way both peers do, reading the reply. */
@@ -38,37 +58,44 @@ async function postBody(sink: string, body: string | undefined) {
   await response.arrayBuffer();
 }
 
+/** Receive + batch delete, no HTTP, until `total` messages are deleted. */
+async function bareLoop(
+  client: SQSClient,
+  [, queueUrl, receivers, total]: string[],
+): Promise<void> {
+  let deleted = 0;
+  await Promise.all(
+    Array.from({ length: Number(receivers) }, async () => {
+      while (deleted < Number(total)) {
+        const { Messages = [] } = await client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+          }),
+        );
+        if (Messages.length === 0) continue;
+        await client.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: Messages.map((m, i) => ({
+              Id: String(i),
+              ReceiptHandle: m.ReceiptHandle,
+            })),
+          }),
+        );
+        deleted += Messages.length;
+      }
+    }),
+  );
+  client.destroy();
+}
+
 /** Peers, each a loop that runs until killed (the bare one until it deleted `total`). */
 export const PEERS: Record<string, (args: string[]) => Promise<void>> = {
-  async bare([endpoint, queueUrl, receivers, total]) {
-    const client = sqs(endpoint!);
-    let deleted = 0;
-    await Promise.all(
-      Array.from({ length: Number(receivers) }, async () => {
-        while (deleted < Number(total)) {
-          const { Messages = [] } = await client.send(
-            new ReceiveMessageCommand({
-              QueueUrl: queueUrl,
-              MaxNumberOfMessages: 10,
-              WaitTimeSeconds: 1,
-            }),
-          );
-          if (Messages.length === 0) continue;
-          await client.send(
-            new DeleteMessageBatchCommand({
-              QueueUrl: queueUrl,
-              Entries: Messages.map((m, i) => ({
-                Id: String(i),
-                ReceiptHandle: m.ReceiptHandle,
-              })),
-            }),
-          );
-          deleted += Messages.length;
-        }
-      }),
-    );
-    client.destroy();
-  },
+  bare: (args) => bareLoop(sqs(args[0]!), args),
+  "bare-same-client": (args) =>
+    bareLoop(forwarderSqs(args[0]!, args[1]!), args),
 
   async naive([endpoint, queueUrl, sink]) {
     const client = sqs(endpoint!);

@@ -1,69 +1,85 @@
 import assert from "node:assert/strict";
+import { createHttp1Client } from "../../lib/http1/client.ts";
 import { createPoster } from "./poster.ts";
 import { startSink } from "./_test_sink.ts";
 
-Deno.test("createPoster()", async (t) => {
-  const sink = startSink({
-    status: (r) => r.body.includes("teapot") ? 418 : 200,
-    delayMs: (r) => r.body.includes("slow") ? 2000 : 0,
-  });
-  const post = createPoster({
-    endpoint: sink.url,
-    token: "Bearer abc",
-    timeoutMs: 300,
-  });
-
-  await t.step("posts the Body as a JSON string with the headers", async () => {
-    assert.equal(await post('{"a": 1} é ✓'), 200);
-    const request = sink.requests.at(-1)!;
-    assert.equal(request.method, "POST");
-    assert.equal(request.headers.get("authorization"), "Bearer abc");
-    assert.equal(request.headers.get("content-type"), "application/json");
-    assert.equal(request.body, '"{\\"a\\": 1} é ✓"');
-  });
-
-  await t.step(
-    "resolves with an error status instead of throwing",
-    async () => {
-      assert.equal(await post("teapot"), 418);
-    },
-  );
-
-  await t.step(
-    "reuses the connection although it does not read the reply",
-    async () => {
-      for (let i = 0; i < 3; i++) assert.equal(await post(`again ${i}`), 200);
-      const ports = new Set(sink.requests.slice(-3).map((r) => r.remotePort));
-      assert.equal(ports.size, 1);
-    },
-  );
-
-  await t.step("posts the Body unchanged in raw mode", async () => {
-    const raw = createPoster({
+// The forwarder posts through the pooled HTTP/1.1 client; `fetch` is the default.
+for (const transport of ["fetch", "pooled HTTP/1.1 client"] as const) {
+  Deno.test(`createPoster() on ${transport}`, async (t) => {
+    const http = transport === "fetch" ? undefined : createHttp1Client();
+    const fetch = http?.fetch;
+    const sink = startSink({
+      status: (r) => r.body.includes("teapot") ? 418 : 200,
+      delayMs: (r) => r.body.includes("slow") ? 2000 : 0,
+    });
+    const post = createPoster({
       endpoint: sink.url,
-      token: "t",
-      timeoutMs: 1000,
-      bodyMode: "raw",
+      token: "Bearer abc",
+      timeoutMs: 300,
+      fetch,
     });
-    assert.equal(await raw('{"a":1}'), 200);
-    assert.equal(sink.requests.at(-1)!.body, '{"a":1}');
-  });
 
-  await t.step("rejects when no reply comes within the time-out", async () => {
-    await assert.rejects(post("slow"), /No reply within 300 ms/);
-  });
+    await t.step(
+      "posts the Body as a JSON string with the headers",
+      async () => {
+        assert.equal(await post('{"a": 1} é ✓'), 200);
+        const request = sink.requests.at(-1)!;
+        assert.equal(request.method, "POST");
+        assert.equal(request.headers.get("authorization"), "Bearer abc");
+        assert.equal(request.headers.get("content-type"), "application/json");
+        assert.equal(request.body, '"{\\"a\\": 1} é ✓"');
+      },
+    );
 
-  await t.step("rejects when the connection is refused", async () => {
-    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const port = (listener.addr as Deno.NetAddr).port;
-    listener.close();
-    const refused = createPoster({
-      endpoint: `http://127.0.0.1:${port}/`,
-      token: "t",
-      timeoutMs: 1000,
+    await t.step(
+      "resolves with an error status instead of throwing",
+      async () => {
+        assert.equal(await post("teapot"), 418);
+      },
+    );
+
+    await t.step(
+      "reuses the connection although it does not read the reply",
+      async () => {
+        for (let i = 0; i < 3; i++) assert.equal(await post(`again ${i}`), 200);
+        const ports = new Set(sink.requests.slice(-3).map((r) => r.remotePort));
+        assert.equal(ports.size, 1);
+      },
+    );
+
+    await t.step("posts the Body unchanged in raw mode", async () => {
+      const raw = createPoster({
+        endpoint: sink.url,
+        token: "t",
+        timeoutMs: 1000,
+        bodyMode: "raw",
+        fetch,
+      });
+      assert.equal(await raw('{"a":1}'), 200);
+      assert.equal(sink.requests.at(-1)!.body, '{"a":1}');
     });
-    await assert.rejects(refused("x"));
-  });
 
-  await sink.stop();
-});
+    await t.step(
+      "rejects when no reply comes within the time-out",
+      async () => {
+        await assert.rejects(post("slow"), /No reply within 300 ms/);
+      },
+    );
+
+    await t.step("rejects when the connection is refused", async () => {
+      const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      const port = (listener.addr as Deno.NetAddr).port;
+      listener.close();
+      const refused = createPoster({
+        endpoint: `http://127.0.0.1:${port}/`,
+        token: "t",
+        timeoutMs: 1000,
+        fetch,
+      });
+      await assert.rejects(refused("x"));
+    });
+
+    http?.close();
+    await sink.stop();
+  });
+}

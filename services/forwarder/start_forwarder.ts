@@ -6,6 +6,7 @@
  * @module
  */
 import { serveApp } from "../../lib/http.ts";
+import { createHttp1Client } from "../../lib/http1/client.ts";
 import type { Log } from "../../lib/log.ts";
 import type { RunningRole } from "../../lib/role.ts";
 import { createForwarder } from "./forwarder.ts";
@@ -22,7 +23,10 @@ export function startForwarder(
   log: Log,
 ): Promise<RunningRole> {
   log.info("sqs2http start");
-  const client = createSqsClient(settings, log);
+  // One keep-alive HTTP/1.1 pool for the queue calls and the posts: it costs less
+  // CPU per call than `fetch` (https URLs go to `fetch`).
+  const http = createHttp1Client();
+  const client = createSqsClient(settings, log, http.fetch);
   const metrics = createMetrics();
   const forwarder = createForwarder({
     queue: createSqsQueue({
@@ -37,6 +41,7 @@ export function startForwarder(
       token: settings.AUTH_BEARER_TOKEN,
       timeoutMs: settings.HTTP_TIMEOUT_MS,
       bodyMode: settings.FORWARD_BODY,
+      fetch: http.fetch,
     }),
     log,
     metrics,
@@ -64,6 +69,7 @@ export function startForwarder(
       await running;
       await server?.stop();
       client.destroy();
+      http.close();
     },
   });
 }

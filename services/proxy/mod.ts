@@ -8,7 +8,7 @@ import { listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole } from "../../lib/role.ts";
 import { durationMs, text } from "../../lib/settings.ts";
 import { createProxyApp } from "./app.ts";
-import { createHttp1Client } from "./http1_client.ts";
+import { createHttp1Client } from "../../lib/http1/client.ts";
 import { proxyRoutes } from "./routes.ts";
 
 /** The `proxy` role descriptor. */

@@ -11,7 +11,7 @@ import {
   prepareCallerHeaders,
   remoteRequestHeaders,
 } from "./_headers.ts";
-import type { Http1RequestInit } from "./http1_client.ts";
+import type { Http1RequestInit } from "../../lib/http1/client.ts";
 import type { ProxyRoute } from "./routes.ts";
 
 /** Options of {@linkcode createRelay}. */

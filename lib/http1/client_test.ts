@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createHttp1Client, type Http1RequestInit } from "./http1_client.ts";
+import { createHttp1Client, type Http1RequestInit } from "./client.ts";
 
 /**
  * A TCP server answering each request with the raw bytes `answer` returns; records

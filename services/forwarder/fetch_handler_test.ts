@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { createFetchHandler, type SdkHttpRequest } from "./fetch_handler.ts";
+
+/** A server on 127.0.0.1 recording what it gets and answering `reply`. */
+function startServer(reply: () => Response | Promise<Response>) {
+  const seen: {
+    url: string;
+    method: string;
+    headers: Headers;
+    body: string;
+  }[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      seen.push({
+        url: request.url,
+        method: request.method,
+        headers: request.headers,
+        body: await request.text(),
+      });
+      return await reply();
+    },
+  );
+  const { port } = server.addr as Deno.NetAddr;
+  return { port, seen, stop: () => server.shutdown() };
+}
+
+function request(port: number, extra: Partial<SdkHttpRequest> = {}) {
+  return {
+    protocol: "http:",
+    hostname: "127.0.0.1",
+    port,
+    path: "/queue",
+    method: "POST",
+    headers: {
+      "content-type": "application/x-amz-json-1.0",
+      "content-length": "2",
+      host: `127.0.0.1:${port}`,
+      "x-amz-target": "AmazonSQS.ReceiveMessage",
+    },
+    body: "{}",
+    ...extra,
+  };
+}
+
+Deno.test("createFetchHandler()", async (t) => {
+  const server = startServer(() =>
+    new Response('{"Messages":[]}', {
+      status: 200,
+      headers: { "x-amzn-requestid": "r1" },
+    })
+  );
+  const handler = createFetchHandler();
+
+  await t.step("sends method, path, headers and body", async () => {
+    const { response } = await handler.handle(request(server.port));
+    const got = server.seen.at(-1)!;
+    assert.equal(got.method, "POST");
+    assert.equal(got.url, `http://127.0.0.1:${server.port}/queue`);
+    assert.equal(got.headers.get("x-amz-target"), "AmazonSQS.ReceiveMessage");
+    assert.equal(got.headers.get("content-length"), "2");
+    assert.equal(got.body, "{}");
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers["x-amzn-requestid"], "r1");
+    assert.equal(new TextDecoder().decode(response.body), '{"Messages":[]}');
+  });
+
+  await t.step("encodes the query as SigV4 canonicalises it", async () => {
+    await handler.handle(request(server.port, {
+      method: "GET",
+      body: undefined,
+      query: { "a b": "x/y*", flag: null, many: ["1", "2"] },
+    }));
+    assert.equal(
+      server.seen.at(-1)!.url,
+      `http://127.0.0.1:${server.port}/queue?a%20b=x%2Fy%2A&flag&many=1&many=2`,
+    );
+  });
+
+  await t.step("rejects once the abort signal fires", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("stop"));
+    await assert.rejects(
+      handler.handle(request(server.port), { abortSignal: controller.signal }),
+    );
+  });
+
+  await t.step("honours the SDK's older onabort-style signal", async () => {
+    const signal = { aborted: true, onabort: null };
+    await assert.rejects(
+      handler.handle(request(server.port), { abortSignal: signal }),
+    );
+  });
+
+  await t.step("carries a whole SDK call", async () => {
+    const client = new SQSClient({
+      region: "us-east-1",
+      endpoint: `http://127.0.0.1:${server.port}`,
+      credentials: { accessKeyId: "a", secretAccessKey: "b" },
+      requestHandler: handler,
+    });
+    const reply = await client.send(
+      new ReceiveMessageCommand({ QueueUrl: "http://127.0.0.1/1/q" }),
+    );
+    assert.deepEqual(reply.Messages, []);
+    const got = server.seen.at(-1)!;
+    assert.match(got.headers.get("authorization") ?? "", /^AWS4-HMAC-SHA256 /);
+    assert.equal(JSON.parse(got.body).QueueUrl, "http://127.0.0.1/1/q");
+    client.destroy();
+  });
+
+  await server.stop();
+});
+
+Deno.test("createFetchHandler() surfaces a refused connection", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  await assert.rejects(createFetchHandler().handle(request(port)));
+});

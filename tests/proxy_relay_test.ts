@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { serveApp } from "../lib/http.ts";
 import { createMemoryLog } from "../lib/log.ts";
 import { createProxyApp } from "../services/proxy/app.ts";
-import { createHttp1Client } from "../services/proxy/http1_client.ts";
+import { createHttp1Client } from "../lib/http1/client.ts";
 import { parseRoutes } from "../services/proxy/routes.ts";
 import { type Echo, startEchoUpstream } from "../services/proxy/_testing.ts";
 import { freePort } from "./_helpers.ts";

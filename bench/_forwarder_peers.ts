@@ -44,7 +44,7 @@ function forwarderSqs(endpoint: string, queueUrl: string): SQSClient {
       QUEUE_SECRET_ACCESS_KEY: "bench",
     },
     createMemoryLog(),
-    createHttp1Client().fetch,
+    createHttp1Client().exchange,
   );
 }
 

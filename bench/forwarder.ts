@@ -10,6 +10,9 @@
  * 2. Realistic latency (each queue call delayed 10 ms by a relay, the sink answering
  *    after 20 ms): ours against the spec's naive loop and against `npm:sqs-consumer`.
  *
+ * Loopback runs are short (about 3 s), so each target runs {@linkcode LOOPBACK_ROUNDS}
+ * times in turn and its best round counts.
+ *
  * Ours runs as a user starts it (`deno run -A main.ts forwarder`); lines 1b and 2b run
  * it with the V8 flags the README recommends for a small device ({@linkcode V8_FLAGS}).
  * The peers are in `_forwarder_peers.ts`.
@@ -29,6 +32,8 @@ import {
 const MESSAGES = 20_000;
 const RECEIVERS = 4;
 const CONCURRENCY = 80;
+/** Rounds of the loopback scenario; each target's best round counts. */
+const LOOPBACK_ROUNDS = 3;
 /** Longest run of one peer; slower peers are measured on what they did by then. */
 const CAP_MS = 25_000;
 /**
@@ -93,6 +98,32 @@ async function measure(
   return { rate: Math.round((MESSAGES - left) / elapsed), process };
 }
 
+/**
+ * Runs every target once per round, in turn (so a slow spell of the machine hits all
+ * of them alike), and keeps for each its best rate and its run with the highest peak
+ * RSS (the memory lines report the worst run).
+ */
+async function bestOf<Name extends string>(
+  fauxqs: Fauxqs,
+  rounds: number,
+  targets: Record<Name, (queueUrl: string) => BenchProcess>,
+): Promise<Record<Name, { rate: number; process: BenchProcess }>> {
+  const best = {} as Record<Name, { rate: number; process: BenchProcess }>;
+  for (let round = 0; round < rounds; round++) {
+    for (const name of Object.keys(targets) as Name[]) {
+      const run = await measure(fauxqs, `${name}-${round}`, targets[name]);
+      const kept = best[name];
+      best[name] = {
+        rate: Math.max(kept?.rate ?? 0, run.rate),
+        process: kept && kept.process.peakRssMb() >= run.process.peakRssMb()
+          ? kept.process
+          : run.process,
+      };
+    }
+  }
+  return best;
+}
+
 function ours(fauxqs: Fauxqs, endpoint: string, sink: string, v8 = "") {
   return (queueUrl: string) =>
     spawn(Deno.execPath(), [
@@ -151,27 +182,19 @@ export async function run(): Promise<void> {
   const slowSink = startSink(20);
   const relayUrl = `http://127.0.0.1:${relayPort}`;
   try {
-    const bare = await measure(
-      fauxqs,
-      "bare",
-      peer("bare", fauxqs.endpoint, "QUEUE", String(RECEIVERS), "20000"),
-    );
-    const bareSame = await measure(
-      fauxqs,
-      "bare-same-client",
-      peer(
+    const loopback = await bestOf(fauxqs, LOOPBACK_ROUNDS, {
+      bare: peer("bare", fauxqs.endpoint, "QUEUE", String(RECEIVERS), "20000"),
+      bareSame: peer(
         "bare-same-client",
         fauxqs.endpoint,
         "QUEUE",
         String(RECEIVERS),
         "20000",
       ),
-    );
-    const fast = await measure(
-      fauxqs,
-      "ours-loopback",
-      ours(fauxqs, fauxqs.endpoint, sink.url),
-    );
+      ours: ours(fauxqs, fauxqs.endpoint, sink.url),
+      flagged: ours(fauxqs, fauxqs.endpoint, sink.url, V8_FLAGS),
+    });
+    const { bare, bareSame, ours: fast, flagged } = loopback;
     report(
       "1. loopback msg/s vs bare receive+delete loop, SDK default client (target >= 0.8)",
       fast.rate,
@@ -194,11 +217,6 @@ export async function run(): Promise<void> {
       Math.round(fast.process.peakRssMb()),
       Math.round(bareSame.process.peakRssMb()),
       " MB",
-    );
-    const flagged = await measure(
-      fauxqs,
-      "ours-flagged",
-      ours(fauxqs, fauxqs.endpoint, sink.url, V8_FLAGS),
     );
     report(
       `1b. loopback with --v8-flags=${V8_FLAGS}, msg/s vs bare loop, default client`,

@@ -40,10 +40,41 @@ export interface Http1RequestInit extends RequestInit {
   answerHeaders?: HeaderRewrite;
 }
 
+/** What {@linkcode Exchange} sends. */
+export interface ExchangeInit {
+  /** @default "GET" */
+  method?: string;
+  /** Header pairs (cheapest), or anything `Headers` accepts. */
+  headers?: HeadersInit;
+  body?: string | Uint8Array<ArrayBuffer> | null;
+  signal?: AbortSignal | null;
+  /** Drop the answer's body instead of reading it (`body` is then empty). */
+  discardBody?: boolean;
+}
+
+/** A whole answer: status, header pairs (names in lower case) and body bytes. */
+export interface Exchanged {
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+  body: Uint8Array;
+}
+
+/**
+ * One request whose whole answer is wanted at once: no `Response`, `Headers` or
+ * stream objects on the way, for callers that only read a status or a small body.
+ */
+export type Exchange = (
+  url: string | URL,
+  init?: ExchangeInit,
+) => Promise<Exchanged>;
+
 /** A pooled HTTP/1.1 client. */
 export interface Http1Client {
   /** Calls `input` like `fetch` (method, headers, body, signal are honoured). */
   fetch: typeof fetch;
+  /** Calls `url` and reads the whole answer (see {@linkcode Exchange}). */
+  exchange: Exchange;
   /** Closes the idle connections; connections in use close when they finish. */
   close(): void;
 }
@@ -92,34 +123,34 @@ export function createHttp1Client(
     };
   };
 
-  async function call(input: RequestInfo | URL, init: Http1RequestInit = {}) {
-    const url = input instanceof URL
-      ? input
-      : new URL(input instanceof Request ? input.url : String(input));
-    if (url.protocol !== "http:" || input instanceof Request) {
-      return await fallback(input, init);
-    }
+  /** Sends one request on a pooled connection; `lean` answers an {@linkcode Exchanged}. */
+  async function request<Lean extends boolean>(
+    url: URL,
+    init: Omit<Http1RequestInit, "body"> & Omit<ExchangeInit, "body">,
+    body: RequestBody,
+    lean: Lean,
+  ): Promise<Lean extends true ? Exchanged : Response> {
     const signal = init.signal ?? undefined;
     signal?.throwIfAborted();
     const method = (init.method ?? "GET").toUpperCase();
-    const body = init.body ?? null;
-    if (
-      body !== null && typeof body !== "string" &&
-      !(body instanceof Uint8Array) && !(body instanceof ReadableStream)
-    ) {
-      return await fallback(input, init);
-    }
     const head = requestHead(method, url, init.headers, body);
     const key = url.host;
     const pooled = idle.get(key)?.pop();
     const connection = pooled ?? await open(url);
-    const rewrite = init.answerHeaders;
-    const exchange = { connection, head, body, method, signal, rewrite };
+    const exchange: Exchange1 = {
+      connection,
+      head,
+      body,
+      method,
+      signal,
+      rewrite: init.answerHeaders,
+      lean: lean ? { discard: init.discardBody ?? false } : undefined,
+    };
     try {
       return await send(
         exchange,
         (reusable) => release(key, connection, reusable),
-      );
+      ) as Lean extends true ? Exchanged : Response;
     } catch (error) {
       // A pooled connection the remote closed meanwhile: retry once, fresh, when
       // nothing was answered and the body can be sent again.
@@ -130,12 +161,41 @@ export function createHttp1Client(
       return await send(
         { ...exchange, connection: fresh },
         (reusable) => release(key, fresh, reusable),
-      );
+      ) as Lean extends true ? Exchanged : Response;
     }
+  }
+
+  async function call(input: RequestInfo | URL, init: Http1RequestInit = {}) {
+    const url = input instanceof URL
+      ? input
+      : new URL(input instanceof Request ? input.url : String(input));
+    if (url.protocol !== "http:" || input instanceof Request) {
+      return await fallback(input, init);
+    }
+    const body = init.body ?? null;
+    if (
+      body !== null && typeof body !== "string" &&
+      !(body instanceof Uint8Array) && !(body instanceof ReadableStream)
+    ) {
+      return await fallback(input, init);
+    }
+    return await request(url, init, inlineBody(body), false);
+  }
+
+  async function exchange(
+    input: string | URL,
+    init: ExchangeInit = {},
+  ): Promise<Exchanged> {
+    const url = input instanceof URL ? input : new URL(input);
+    if (url.protocol !== "http:") {
+      return await wholeAnswer(await fallback(url, init), init.discardBody);
+    }
+    return await request(url, init, inlineBody(init.body ?? null), true);
   }
 
   return {
     fetch: call as typeof fetch,
+    exchange,
     close() {
       closed = true;
       for (const pool of idle.values()) {
@@ -154,20 +214,56 @@ interface Connection {
   out: Uint8Array;
 }
 
-interface Exchange {
+interface Exchange1 {
   connection: Connection;
   head: RequestHead;
   body: RequestBody;
   method: string;
   signal: AbortSignal | undefined;
   rewrite: HeaderRewrite | undefined;
+  /** Set when the whole answer is wanted as an {@linkcode Exchanged}. */
+  lean: { discard: boolean } | undefined;
+}
+
+/** A string body as bytes, encoded once (for its length and for the wire). */
+function inlineBody(body: RequestBody | string): RequestBody {
+  return typeof body === "string" ? new TextEncoder().encode(body) : body;
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+/** Reads a `Response` whole into an {@linkcode Exchanged}. */
+export async function wholeAnswer(
+  response: Response,
+  discard = false,
+): Promise<Exchanged> {
+  let body = NO_BYTES;
+  if (discard) await response.body?.cancel();
+  else body = new Uint8Array(await response.arrayBuffer());
+  return {
+    status: response.status,
+    statusText: response.statusText,
+    headers: [...response.headers],
+    body,
+  };
+}
+
+/**
+ * An {@linkcode Exchange} over any `fetch`: what the pooled client's `exchange` does
+ * for callers given `fetch` instead (tests, or a fetch with a proxy).
+ */
+export function fetchExchange(
+  doFetch: typeof fetch = globalThis.fetch,
+): Exchange {
+  return async (url, init = {}) =>
+    await wholeAnswer(await doFetch(url, init), init.discardBody);
 }
 
 /** Sends one request on `conn` and returns its answer, body still streaming. */
 async function send(
-  exchange: Exchange,
+  exchange: Exchange1,
   done: (reusable: boolean) => void,
-): Promise<Response> {
+): Promise<Response | Exchanged> {
   const { body, signal } = exchange;
   const { conn, reader, out } = exchange.connection;
   const abort = () => closeQuietly(conn);
@@ -196,14 +292,61 @@ async function send(
     do {
       answer = parseHead(await reader.readHead(MAX_HEAD_BYTES));
     } while (answer.status >= 100 && answer.status < 200);
-    return answerBody(answer, reader, exchange.method, async (reusable) => {
-      finish(reusable && await sent);
-    }, exchange.rewrite);
+    const lean = exchange.lean;
+    const small = lean && await sent &&
+      smallBody(answer, reader, exchange.method);
+    if (small) {
+      finish(small.reusable);
+      return {
+        status: answer.status,
+        statusText: answer.statusText,
+        headers: answer.headers,
+        body: lean.discard ? NO_BYTES : small.body,
+      };
+    }
+    const response = answerBody(
+      answer,
+      reader,
+      exchange.method,
+      async (reusable) => {
+        finish(reusable && await sent);
+      },
+      exchange.rewrite,
+    );
+    return lean ? await wholeAnswer(response, lean.discard) : response;
   } catch (error) {
     finish(false);
     if (signal?.aborted) throw signal.reason;
     throw error;
   }
+}
+
+/**
+ * The body of an answer that came whole with its head (no body, or a known length
+ * already buffered, not chunked, not encoded), copied out of the reader's buffer, and
+ * whether the connection may be reused; `undefined` for any other answer.
+ */
+function smallBody(
+  answer: Answer,
+  reader: ByteReader,
+  method: string,
+): { body: Uint8Array; reusable: boolean } | undefined {
+  let length: string | undefined;
+  let keepAlive = !answer.http10;
+  for (const [name, value] of answer.headers) {
+    if (name === "content-length") length = value;
+    else if (name === "transfer-encoding" || name === "content-encoding") {
+      return undefined;
+    } else if (name === "connection" && /(^|,)\s*close\s*($|,)/i.test(value)) {
+      keepAlive = false;
+    }
+  }
+  const bodiless = method === "HEAD" || answer.status === 204 ||
+    answer.status === 304;
+  const size = bodiless ? 0 : length === undefined ? NaN : Number(length);
+  if (!(size >= 0) || reader.buffered < size) return undefined;
+  const body = size === 0 ? NO_BYTES : reader.take(size).slice();
+  return { body, reusable: keepAlive && reader.buffered === 0 };
 }
 
 /** Whether `error` shows a connection closed before any answer came back. */

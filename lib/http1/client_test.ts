@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { createHttp1Client, type Http1RequestInit } from "./client.ts";
+import {
+  createHttp1Client,
+  fetchExchange,
+  type Http1RequestInit,
+} from "./client.ts";
 
 /**
  * A TCP server answering each request with the raw bytes `answer` returns; records
@@ -322,6 +326,124 @@ Deno.test("createHttp1Client() rewrites answer headers but frames by the origina
     assert.equal(server.connections, 1); // the framing was understood: reused
   } finally {
     client.close();
+    await server.stop();
+  }
+});
+
+Deno.test("exchange() answers the whole answer and reuses the connection", async (t) => {
+  const cases: [string, string, string, boolean][] = [
+    ["a small body that came with its head", OK, "ok", true],
+    [
+      "chunked (read through the stream path)",
+      "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+      "ok",
+      true,
+    ],
+    ["an empty 204", "HTTP/1.1 204 No Content\r\n\r\n", "", true],
+    [
+      "connection: close",
+      "HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok",
+      "ok",
+      false,
+    ],
+  ];
+  for (const [name, raw, body, reused] of cases) {
+    await t.step(name, async () => {
+      const server = startRawServer(() => raw);
+      const client = createHttp1Client();
+      try {
+        for (let i = 0; i < 2; i++) {
+          const answer = await client.exchange(`${server.url}/${i}`, {
+            method: "POST",
+            headers: [["x-custom", "yes"]],
+            body: "héllo",
+          });
+          assert.equal(answer.status, raw.includes("204") ? 204 : 200);
+          assert.equal(new TextDecoder().decode(answer.body), body);
+        }
+        assert.equal(server.connections, reused ? 1 : 2);
+        assert.match(server.heads[0]!, /^POST \/0 HTTP\/1\.1\r\n/);
+        assert.match(
+          server.heads[0]!,
+          /x-custom: yes\r\ncontent-length: 6\r\n/,
+        );
+        assert.ok(server.heads[0]!.endsWith("\r\n\r\nhéllo"));
+      } finally {
+        client.close();
+        await server.stop();
+      }
+    });
+  }
+
+  await t.step("header names in lower case, values as sent", async () => {
+    const server = startRawServer(() =>
+      "HTTP/1.1 201 Created\r\nX-Request-Id: AbC\r\ncontent-length: 0\r\n\r\n"
+    );
+    const client = createHttp1Client();
+    try {
+      const answer = await client.exchange(server.url);
+      assert.equal(answer.status, 201);
+      assert.equal(answer.statusText, "Created");
+      assert.deepEqual(answer.headers, [
+        ["x-request-id", "AbC"],
+        ["content-length", "0"],
+      ]);
+    } finally {
+      client.close();
+      await server.stop();
+    }
+  });
+});
+
+Deno.test("exchange() with discardBody keeps the status and drops a long body", async () => {
+  const big = "x".repeat(300_000);
+  const server = startRawServer(() =>
+    `HTTP/1.1 500 Oops\r\ncontent-length: ${big.length}\r\n\r\n${big}`
+  );
+  const client = createHttp1Client();
+  try {
+    const answer = await client.exchange(server.url, {
+      method: "POST",
+      body: "{}",
+      discardBody: true,
+    });
+    assert.equal(answer.status, 500);
+    assert.equal(answer.body.length, 0);
+    // The unread body made the connection unusable: the next call opens another.
+    const again = await client.exchange(server.url, { discardBody: true });
+    assert.equal(again.status, 500);
+    assert.equal(server.connections, 2);
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
+Deno.test("exchange() hands other schemes to the fallback, read whole", async () => {
+  const client = createHttp1Client({
+    fallback: () =>
+      Promise.resolve(
+        new Response("from fallback", { headers: { "x-b": "2" } }),
+      ),
+  });
+  const answer = await client.exchange("https://example.com/x");
+  assert.equal(new TextDecoder().decode(answer.body), "from fallback");
+  assert.ok(
+    answer.headers.some(([name, value]) => name === "x-b" && value === "2"),
+  );
+});
+
+Deno.test("fetchExchange() answers like the pooled client's exchange", async () => {
+  const server = startRawServer(() => OK);
+  try {
+    const answer = await fetchExchange()(`${server.url}/f`, {
+      method: "PUT",
+      body: new TextEncoder().encode("bytes"),
+    });
+    assert.equal(answer.status, 200);
+    assert.equal(new TextDecoder().decode(answer.body), "ok");
+    assert.ok(server.heads[0]!.endsWith("\r\n\r\nbytes"));
+  } finally {
     await server.stop();
   }
 });

@@ -4,6 +4,7 @@
  * @module
  */
 import { withDeadline } from "../../lib/deadline.ts";
+import { type Exchange, fetchExchange } from "../../lib/http1/client.ts";
 
 /** Options of {@linkcode createPoster}. */
 export interface PosterOptions {
@@ -15,8 +16,8 @@ export interface PosterOptions {
   timeoutMs: number;
   /** `json` sends the Body as a JSON string, `raw` sends it unchanged. @default "json" */
   bodyMode?: "json" | "raw";
-  /** The fetch to use. @default globalThis.fetch */
-  fetch?: typeof fetch;
+  /** The transport (the forwarder's pooled HTTP/1.1 client). @default `fetch` */
+  exchange?: Exchange;
 }
 
 /**
@@ -26,9 +27,9 @@ export interface PosterOptions {
 export type Post = (body: string, signal?: AbortSignal) => Promise<number>;
 
 /**
- * Returns a {@linkcode Post} for one endpoint. The reply body is cancelled, not read:
- * it is not inspected, and cancelling costs about a quarter less CPU per post than
- * reading it while the connection stays reusable.
+ * Returns a {@linkcode Post} for one endpoint. The reply body is dropped, not read: it
+ * is not inspected (a connection whose reply came whole is reused; a longer reply's
+ * connection is closed).
  *
  * @example
  * ```ts
@@ -37,20 +38,21 @@ export type Post = (body: string, signal?: AbortSignal) => Promise<number>;
  * ```
  */
 export function createPoster(options: PosterOptions): Post {
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const exchange = options.exchange ?? fetchExchange();
   const raw = options.bodyMode === "raw";
+  const headers: [string, string][] = [
+    ["authorization", options.token],
+    ["content-type", "application/json"],
+  ];
   return (body, signal) =>
     withDeadline(options.timeoutMs, signal, async (limit) => {
-      const response = await doFetch(options.endpoint, {
+      const reply = await exchange(options.endpoint, {
         method: "POST",
-        headers: {
-          "Authorization": options.token,
-          "Content-Type": "application/json",
-        },
+        headers,
         body: raw ? body : JSON.stringify(body),
         signal: limit,
+        discardBody: true,
       });
-      await response.body?.cancel();
-      return response.status;
+      return reply.status;
     }, `No reply within ${options.timeoutMs} ms`);
 }

@@ -7,7 +7,7 @@ import { startSink } from "./_test_sink.ts";
 for (const transport of ["fetch", "pooled HTTP/1.1 client"] as const) {
   Deno.test(`createPoster() on ${transport}`, async (t) => {
     const http = transport === "fetch" ? undefined : createHttp1Client();
-    const fetch = http?.fetch;
+    const exchange = http?.exchange;
     const sink = startSink({
       status: (r) => r.body.includes("teapot") ? 418 : 200,
       delayMs: (r) => r.body.includes("slow") ? 2000 : 0,
@@ -16,7 +16,7 @@ for (const transport of ["fetch", "pooled HTTP/1.1 client"] as const) {
       endpoint: sink.url,
       token: "Bearer abc",
       timeoutMs: 300,
-      fetch,
+      exchange,
     });
 
     await t.step(
@@ -53,7 +53,7 @@ for (const transport of ["fetch", "pooled HTTP/1.1 client"] as const) {
         token: "t",
         timeoutMs: 1000,
         bodyMode: "raw",
-        fetch,
+        exchange,
       });
       assert.equal(await raw('{"a":1}'), 200);
       assert.equal(sink.requests.at(-1)!.body, '{"a":1}');
@@ -74,7 +74,7 @@ for (const transport of ["fetch", "pooled HTTP/1.1 client"] as const) {
         endpoint: `http://127.0.0.1:${port}/`,
         token: "t",
         timeoutMs: 1000,
-        fetch,
+        exchange,
       });
       await assert.rejects(refused("x"));
     });

@@ -5,8 +5,9 @@
  */
 import { SQSClient, type SQSClientConfig } from "@aws-sdk/client-sqs";
 import { fromIni } from "@aws-sdk/credential-providers";
+import type { Exchange } from "../../lib/http1/client.ts";
 import type { Log } from "../../lib/log.ts";
-import { createFetchHandler } from "./fetch_handler.ts";
+import { createSdkHandler } from "./sdk_handler.ts";
 import type { CredentialSettings } from "./settings.ts";
 
 /** What {@linkcode createSqsClient} reads. */
@@ -76,12 +77,12 @@ function sdkLogger(log: Log): NonNullable<SQSClientConfig["logger"]> {
 /**
  * Returns an SQS client with the configured credentials (both keys, or the named
  * profile of the shared AWS config files) whose own logging only reaches `log` from
- * WARNING up. Its calls go through `doFetch` (see `fetch_handler.ts`).
+ * WARNING up. Its calls go through `exchange` (see `sdk_handler.ts`; `fetch` when not given).
  */
 export function createSqsClient(
   settings: SqsClientSettings,
   log: Log,
-  doFetch: typeof fetch = globalThis.fetch,
+  exchange?: Exchange,
 ): SQSClient {
   const keys = settings.QUEUE_ACCESS_KEY_ID !== undefined &&
     settings.QUEUE_SECRET_ACCESS_KEY !== undefined;
@@ -95,7 +96,7 @@ export function createSqsClient(
       }
       : fromIni({ profile: settings.QUEUE_PROFILE }),
     logger: sdkLogger(log),
-    requestHandler: createFetchHandler(doFetch),
+    requestHandler: createSdkHandler(exchange),
   });
   // The SDK rebuilds its user-agent sections on every call, asking the system for
   // its release each time (2% of the forwarder's CPU, measured); they never change.

@@ -26,7 +26,7 @@ export function startForwarder(
   // One keep-alive HTTP/1.1 pool for the queue calls and the posts: it costs less
   // CPU per call than `fetch` (https URLs go to `fetch`).
   const http = createHttp1Client();
-  const client = createSqsClient(settings, log, http.fetch);
+  const client = createSqsClient(settings, log, http.exchange);
   const metrics = createMetrics();
   const forwarder = createForwarder({
     queue: createSqsQueue({
@@ -41,7 +41,7 @@ export function startForwarder(
       token: settings.AUTH_BEARER_TOKEN,
       timeoutMs: settings.HTTP_TIMEOUT_MS,
       bodyMode: settings.FORWARD_BODY,
-      fetch: http.fetch,
+      exchange: http.exchange,
     }),
     log,
     metrics,

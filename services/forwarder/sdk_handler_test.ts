@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { createFetchHandler, type SdkHttpRequest } from "./fetch_handler.ts";
+import { createSdkHandler, type SdkHttpRequest } from "./sdk_handler.ts";
 
 /** A server on 127.0.0.1 recording what it gets and answering `reply`. */
 function startServer(reply: () => Response | Promise<Response>) {
@@ -44,14 +44,14 @@ function request(port: number, extra: Partial<SdkHttpRequest> = {}) {
   };
 }
 
-Deno.test("createFetchHandler()", async (t) => {
+Deno.test("createSdkHandler()", async (t) => {
   const server = startServer(() =>
     new Response('{"Messages":[]}', {
       status: 200,
       headers: { "x-amzn-requestid": "r1" },
     })
   );
-  const handler = createFetchHandler();
+  const handler = createSdkHandler();
 
   await t.step("sends method, path, headers and body", async () => {
     const { response } = await handler.handle(request(server.port));
@@ -113,9 +113,9 @@ Deno.test("createFetchHandler()", async (t) => {
   await server.stop();
 });
 
-Deno.test("createFetchHandler() surfaces a refused connection", async () => {
+Deno.test("createSdkHandler() surfaces a refused connection", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = listener.addr as Deno.NetAddr;
   listener.close();
-  await assert.rejects(createFetchHandler().handle(request(port)));
+  await assert.rejects(createSdkHandler().handle(request(port)));
 });

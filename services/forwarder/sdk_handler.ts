@@ -1,9 +1,11 @@
 /**
- * The SQS client's transport on Deno's own `fetch`, instead of the SDK's default
- * handler on the `node:http` compatibility layer.
+ * The SQS client's transport on an {@linkcode Exchange} (the pooled HTTP/1.1 client,
+ * or `fetch`), instead of the SDK's default handler on the `node:http` compatibility
+ * layer.
  *
  * @module
  */
+import { type Exchange, fetchExchange } from "../../lib/http1/client.ts";
 
 /** The parts of the SDK's HTTP request this handler reads. */
 export interface SdkHttpRequest {
@@ -33,7 +35,7 @@ export type SdkAbortSignal = AbortSignal | {
 };
 
 /** A request handler the SDK accepts as `requestHandler`. */
-export interface FetchRequestHandler {
+export interface SdkRequestHandler {
   /** Sends one request; rejects when no reply came or `abortSignal` fired. */
   handle(
     request: SdkHttpRequest,
@@ -43,12 +45,12 @@ export interface FetchRequestHandler {
   updateHttpClientConfig(key: never, value: never): void;
   /** Part of the SDK's handler contract: no settings. */
   httpHandlerConfigs(): Record<string, never>;
-  /** Nothing to release: `fetch` owns its connection pool. */
+  /** Nothing to release: the transport owns its connection pool. */
   destroy(): void;
 }
 
-/** Headers `fetch` sets itself from the URL and the body. */
-const SET_BY_FETCH = new Set(["host", "content-length"]);
+/** Headers the transport sets itself from the URL and the body. */
+const SET_BY_TRANSPORT = new Set(["host", "content-length"]);
 
 /** Percent-encodes as SigV4 canonicalises: RFC 3986 unreserved characters kept. */
 const escape = (text: string) =>
@@ -74,7 +76,7 @@ function queryString(query: SdkHttpRequest["query"]): string {
   return parts.length > 0 ? `?${parts.join("&")}` : "";
 }
 
-/** The signal as a web `AbortSignal`, which is what `fetch` takes. */
+/** The signal as a web `AbortSignal`, which is what the transport takes. */
 function webSignal(signal?: SdkAbortSignal): AbortSignal | undefined {
   if (signal === undefined || signal instanceof AbortSignal) return signal;
   const controller = new AbortController();
@@ -83,21 +85,34 @@ function webSignal(signal?: SdkAbortSignal): AbortSignal | undefined {
   return controller.signal;
 }
 
+/** The SDK's request body (a string for SQS's JSON protocol) as the transport takes it. */
+function requestBody(
+  body: unknown,
+): string | Uint8Array<ArrayBuffer> | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === "string") return body;
+  if (body instanceof Uint8Array) return new Uint8Array(body);
+  throw new TypeError(
+    `Unsupported SDK request body: ${Object.prototype.toString.call(body)}`,
+  );
+}
+
 /**
- * Returns a request handler for the AWS SDK that sends each call with `fetch` and hands
- * the SDK the whole reply body as bytes. SQS replies are small JSON documents, so
- * reading them at once costs nothing, and the SDK parses a byte array without a stream
- * collector. Measured against the SDK's default handler under Deno: about a third less
- * CPU per queue call.
+ * Returns a request handler for the AWS SDK that sends each call through `exchange`
+ * and hands the SDK the whole reply body as bytes. SQS replies are small JSON
+ * documents, so reading them at once costs nothing, and the SDK parses a byte array
+ * without a stream collector. On the pooled HTTP/1.1 client, the forwarder's bare
+ * receive + delete loop runs about 25% faster than on the SDK's default handler
+ * (`deno task bench forwarder`, line 1).
  *
  * @example
  * ```ts
- * const client = new SQSClient({ region: "us-east-1", requestHandler: createFetchHandler() });
+ * const client = new SQSClient({ region: "us-east-1", requestHandler: createSdkHandler() });
  * ```
  */
-export function createFetchHandler(
-  doFetch: typeof fetch = globalThis.fetch,
-): FetchRequestHandler {
+export function createSdkHandler(
+  exchange: Exchange = fetchExchange(),
+): SdkRequestHandler {
   return {
     async handle(request, options) {
       const port = request.port ? `:${request.port}` : "";
@@ -107,12 +122,14 @@ export function createFetchHandler(
         }`;
       const headers: [string, string][] = [];
       for (const [name, value] of Object.entries(request.headers)) {
-        if (!SET_BY_FETCH.has(name.toLowerCase())) headers.push([name, value]);
+        if (!SET_BY_TRANSPORT.has(name.toLowerCase())) {
+          headers.push([name, value]);
+        }
       }
-      const reply = await doFetch(url, {
+      const reply = await exchange(url, {
         method: request.method,
         headers,
-        body: request.body as BodyInit | undefined ?? undefined,
+        body: requestBody(request.body),
         signal: webSignal(options?.abortSignal),
       });
       const replyHeaders: Record<string, string> = {};
@@ -122,7 +139,7 @@ export function createFetchHandler(
           statusCode: reply.status,
           reason: reply.statusText,
           headers: replyHeaders,
-          body: new Uint8Array(await reply.arrayBuffer()),
+          body: reply.body,
         },
       };
     },

@@ -279,8 +279,15 @@ async function send(
       : body instanceof Uint8Array
       ? body
       : undefined;
-    if (inline) await writeAll(conn, concat(latin1(text), inline));
-    else {
+    if (inline) {
+      // Head and body in the connection's buffer when they fit: one write, no
+      // allocation.
+      const length = latin1Into(text, out);
+      if (length >= 0 && length + inline.length <= out.length) {
+        out.set(inline, length);
+        await writeAll(conn, out.subarray(0, length + inline.length));
+      } else await writeAll(conn, concat(latin1(text), inline));
+    } else {
       const length = latin1Into(text, out);
       await writeAll(conn, length < 0 ? latin1(text) : out.subarray(0, length));
     }

@@ -117,6 +117,11 @@ export class ByteReader {
 export class EndOfStream extends Error {
   /** Bytes of the unfinished answer already received. */
   readonly received: number;
+  /**
+   * Node's code for a connection that ended without an answer ("socket hang up"),
+   * which retry logic such as the AWS SDK's treats as transient.
+   */
+  readonly code = "ECONNRESET";
 
   /** Builds the error. */
   constructor(received: number) {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { createHttp1Client } from "../../lib/http1/client.ts";
 import { createSdkHandler, type SdkHttpRequest } from "./sdk_handler.ts";
 
 /** A server on 127.0.0.1 recording what it gets and answering `reply`. */
@@ -118,4 +119,46 @@ Deno.test("createSdkHandler() surfaces a refused connection", async () => {
   const { port } = listener.addr as Deno.NetAddr;
   listener.close();
   await assert.rejects(createSdkHandler().handle(request(port)));
+});
+
+Deno.test("the SDK retries a call whose connection closed without an answer", async () => {
+  // The first connection is closed unanswered; the second is answered.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  let connections = 0;
+  const serving = (async () => {
+    for await (const conn of listener) {
+      connections++;
+      const buffer = new Uint8Array(65536);
+      await conn.read(buffer);
+      if (connections > 1) {
+        const body = '{"Messages":[]}';
+        await conn.write(
+          new TextEncoder().encode(
+            `HTTP/1.1 200 OK\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+          ),
+        );
+      }
+      conn.close();
+    }
+  })().catch(() => {});
+  const http = createHttp1Client();
+  const client = new SQSClient({
+    region: "us-east-1",
+    endpoint: `http://127.0.0.1:${port}`,
+    credentials: { accessKeyId: "a", secretAccessKey: "b" },
+    requestHandler: createSdkHandler(http.exchange),
+  });
+  try {
+    const reply = await client.send(
+      new ReceiveMessageCommand({ QueueUrl: "http://127.0.0.1/1/q" }),
+    );
+    assert.deepEqual(reply.Messages, []);
+    assert.equal(connections, 2);
+  } finally {
+    client.destroy();
+    http.close();
+    listener.close();
+    await serving;
+  }
 });

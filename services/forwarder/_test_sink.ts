@@ -8,6 +8,8 @@ import { sleep } from "../../lib/backoff.ts";
 /** One request the sink received. */
 export interface SinkRequest {
   readonly method: string;
+  /** The whole request URL. */
+  readonly url: string;
   readonly headers: Headers;
   readonly body: string;
   /** Client port of the connection it came on (the same one when reused). */
@@ -22,6 +24,8 @@ export interface SinkOptions {
   status?: number | ((request: SinkRequest) => number);
   /** Delay before each reply, in ms. @default 0 */
   delayMs?: number | ((request: SinkRequest) => number);
+  /** The whole reply, instead of `"ok"` with `status`. */
+  reply?: (request: SinkRequest) => Response;
 }
 
 /** A running sink. */
@@ -54,6 +58,7 @@ export function startSink(options: SinkOptions = {}): Sink {
   }, async (req, info) => {
     const request = {
       method: req.method,
+      url: req.url,
       headers: req.headers,
       body: await req.text(),
       remotePort: info.remoteAddr.port,
@@ -61,7 +66,8 @@ export function startSink(options: SinkOptions = {}): Sink {
     requests.push(request);
     const delay = pick(options.delayMs, request, 0);
     if (delay > 0) await sleep(delay, closing.signal);
-    return new Response("ok", { status: pick(options.status, request, 200) });
+    return options.reply?.(request) ??
+      new Response("ok", { status: pick(options.status, request, 200) });
   });
   const port = (server.addr as Deno.NetAddr).port;
   return {

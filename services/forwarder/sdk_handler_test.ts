@@ -2,30 +2,7 @@ import assert from "node:assert/strict";
 import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { createHttp1Client } from "../../lib/http1/client.ts";
 import { createSdkHandler, type SdkHttpRequest } from "./sdk_handler.ts";
-
-/** A server on 127.0.0.1 recording what it gets and answering `reply`. */
-function startServer(reply: () => Response | Promise<Response>) {
-  const seen: {
-    url: string;
-    method: string;
-    headers: Headers;
-    body: string;
-  }[] = [];
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    async (request) => {
-      seen.push({
-        url: request.url,
-        method: request.method,
-        headers: request.headers,
-        body: await request.text(),
-      });
-      return await reply();
-    },
-  );
-  const { port } = server.addr as Deno.NetAddr;
-  return { port, seen, stop: () => server.shutdown() };
-}
+import { startSink } from "./_test_sink.ts";
 
 function request(port: number, extra: Partial<SdkHttpRequest> = {}) {
   return {
@@ -46,17 +23,17 @@ function request(port: number, extra: Partial<SdkHttpRequest> = {}) {
 }
 
 Deno.test("createSdkHandler()", async (t) => {
-  const server = startServer(() =>
-    new Response('{"Messages":[]}', {
-      status: 200,
-      headers: { "x-amzn-requestid": "r1" },
-    })
-  );
+  const server = startSink({
+    reply: () =>
+      new Response('{"Messages":[]}', {
+        headers: { "x-amzn-requestid": "r1" },
+      }),
+  });
   const handler = createSdkHandler();
 
   await t.step("sends method, path, headers and body", async () => {
     const { response } = await handler.handle(request(server.port));
-    const got = server.seen.at(-1)!;
+    const got = server.requests.at(-1)!;
     assert.equal(got.method, "POST");
     assert.equal(got.url, `http://127.0.0.1:${server.port}/queue`);
     assert.equal(got.headers.get("x-amz-target"), "AmazonSQS.ReceiveMessage");
@@ -74,7 +51,7 @@ Deno.test("createSdkHandler()", async (t) => {
       query: { "a b": "x/y*", flag: null, many: ["1", "2"] },
     }));
     assert.equal(
-      server.seen.at(-1)!.url,
+      server.requests.at(-1)!.url,
       `http://127.0.0.1:${server.port}/queue?a%20b=x%2Fy%2A&flag&many=1&many=2`,
     );
   });
@@ -105,7 +82,7 @@ Deno.test("createSdkHandler()", async (t) => {
       new ReceiveMessageCommand({ QueueUrl: "http://127.0.0.1/1/q" }),
     );
     assert.deepEqual(reply.Messages, []);
-    const got = server.seen.at(-1)!;
+    const got = server.requests.at(-1)!;
     assert.match(got.headers.get("authorization") ?? "", /^AWS4-HMAC-SHA256 /);
     assert.equal(JSON.parse(got.body).QueueUrl, "http://127.0.0.1/1/q");
     client.destroy();

@@ -174,6 +174,35 @@ Deno.test("forwarder role through main.ts", async (t) => {
     },
   );
 
+  await t.step(
+    "forwards a batch of large multibyte bodies intact",
+    async () => {
+      // About 21 KB each: the receive reply (about 240 KB) is larger than one read of
+      // the pooled client, and each post larger than its head buffer.
+      const url = await fauxqs.createQueue("large");
+      const sink = startSink();
+      const bodies = Array.from(
+        { length: 10 },
+        (_, i) => `${i}:${"αβγ-".repeat(3000)}`,
+      );
+      await fauxqs.send(url, bodies);
+      const main = startMain(["forwarder"], {
+        env: { ...base(url, sink.url), LOG_LEVEL: "WARNING" },
+      });
+      try {
+        await sink.waitFor(bodies.length);
+        await until(emptied(url));
+        assert.deepEqual(
+          sink.bodies().map((body) => JSON.parse(body)).sort(),
+          [...bodies].sort(),
+        );
+      } finally {
+        assert.equal(await main.stop("SIGTERM"), 0);
+        await sink.stop();
+      }
+    },
+  );
+
   await t.step("exits 2 naming each missing or malformed setting", async () => {
     const missing = startMain(["forwarder"]);
     assert.equal(await missing.exited(), 2);

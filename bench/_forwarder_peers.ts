@@ -18,7 +18,6 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from "@aws-sdk/client-sqs";
-
 import { createHttp1Client } from "../lib/http1/client.ts";
 import { createSqsClient } from "../services/forwarder/sqs_client.ts";
 import { createMemoryLog } from "../lib/log.ts";

@@ -1,11 +1,12 @@
 /**
- * A small HTTP/1.1 client with a keep-alive connection pool, shaped like `fetch`.
+ * A small HTTP/1.1 client with a keep-alive connection pool, shaped like `fetch`, with
+ * a leaner `exchange()` for callers that want a whole answer at once.
  *
- * The proxy's remote calls are its hot path, and `fetch` costs about twice as much per
- * call on a local network. This client speaks plain `http:` itself and hands any
- * other URL to the fallback `fetch`. Like Deno's `fetch`, it decodes gzip, deflate and
- * brotli bodies and keeps the answer's headers as they were; it never follows
- * redirects. Bodies stream both ways. Unlike `fetch`, it does not read HTTP_PROXY
+ * The proxy's remote calls and the forwarder's posts and queue calls are their hot
+ * paths, and `fetch` costs about twice as much per call on a local network. This
+ * client speaks plain `http:` itself and hands any other URL to the fallback `fetch`.
+ * Like Deno's `fetch`, it decodes gzip, deflate and brotli bodies and keeps the
+ * answer's headers as they were; it never follows redirects. Bodies stream both ways. Unlike `fetch`, it does not read HTTP_PROXY
  * and friends: plain-http remotes are called directly.
  *
  * @module
@@ -137,7 +138,7 @@ export function createHttp1Client(
     const key = url.host;
     const pooled = idle.get(key)?.pop();
     const connection = pooled ?? await open(url);
-    const exchange: Exchange1 = {
+    const pending: PendingCall = {
       connection,
       head,
       body,
@@ -148,7 +149,7 @@ export function createHttp1Client(
     };
     try {
       return await send(
-        exchange,
+        pending,
         (reusable) => release(key, connection, reusable),
       ) as Lean extends true ? Exchanged : Response;
     } catch (error) {
@@ -159,7 +160,7 @@ export function createHttp1Client(
       if (!retry) throw error;
       const fresh = await open(url);
       return await send(
-        { ...exchange, connection: fresh },
+        { ...pending, connection: fresh },
         (reusable) => release(key, fresh, reusable),
       ) as Lean extends true ? Exchanged : Response;
     }
@@ -214,7 +215,8 @@ interface Connection {
   out: Uint8Array;
 }
 
-interface Exchange1 {
+/** One call on its connection, as `send` carries it out. */
+interface PendingCall {
   connection: Connection;
   head: RequestHead;
   body: RequestBody;
@@ -259,13 +261,16 @@ export function fetchExchange(
     await wholeAnswer(await doFetch(url, init), init.discardBody);
 }
 
-/** Sends one request on `conn` and returns its answer, body still streaming. */
+/**
+ * Sends one request on its connection and returns the answer: a `Response` whose body
+ * is still streaming or, for a lean call, the whole {@linkcode Exchanged}.
+ */
 async function send(
-  exchange: Exchange1,
+  pending: PendingCall,
   done: (reusable: boolean) => void,
 ): Promise<Response | Exchanged> {
-  const { body, signal } = exchange;
-  const { conn, reader, out } = exchange.connection;
+  const { body, signal } = pending;
+  const { conn, reader, out } = pending.connection;
   const abort = () => closeQuietly(conn);
   signal?.addEventListener("abort", abort, { once: true });
   const finish = (reusable: boolean) => {
@@ -273,7 +278,7 @@ async function send(
     done(reusable);
   };
   try {
-    const text = exchange.head.text;
+    const text = pending.head.text;
     const inline = typeof body === "string"
       ? new TextEncoder().encode(body)
       : body instanceof Uint8Array
@@ -293,15 +298,15 @@ async function send(
     }
     let sent: Promise<boolean> = Promise.resolve(true);
     if (body instanceof ReadableStream) {
-      sent = writeBody(conn, body, exchange.head.chunked);
+      sent = writeBody(conn, body, pending.head.chunked);
     }
     let answer: Answer;
     do {
       answer = parseHead(await reader.readHead(MAX_HEAD_BYTES));
     } while (answer.status >= 100 && answer.status < 200);
-    const lean = exchange.lean;
+    const lean = pending.lean;
     const small = lean && await sent &&
-      smallBody(answer, reader, exchange.method);
+      smallBody(answer, reader, pending.method);
     if (small) {
       finish(small.reusable);
       return {
@@ -314,11 +319,11 @@ async function send(
     const response = answerBody(
       answer,
       reader,
-      exchange.method,
+      pending.method,
       async (reusable) => {
         finish(reusable && await sent);
       },
-      exchange.rewrite,
+      pending.rewrite,
     );
     return lean ? await wholeAnswer(response, lean.discard) : response;
   } catch (error) {

@@ -40,9 +40,10 @@ export type Post = (body: string, signal?: AbortSignal) => Promise<number>;
 export function createPoster(options: PosterOptions): Post {
   const exchange = options.exchange ?? fetchExchange();
   const raw = options.bodyMode === "raw";
+  // Spelled as the original service's HTTP library sends them.
   const headers: [string, string][] = [
-    ["authorization", options.token],
-    ["content-type", "application/json"],
+    ["Authorization", options.token],
+    ["Content-Type", "application/json"],
   ];
   return (body, signal) =>
     withDeadline(options.timeoutMs, signal, async (limit) => {

@@ -306,14 +306,14 @@ async function send(
     } while (answer.status >= 100 && answer.status < 200);
     const lean = pending.lean;
     const small = lean && await sent &&
-      smallBody(answer, reader, pending.method);
+      smallBody(answer, reader, pending.method, lean.discard);
     if (small) {
       finish(small.reusable);
       return {
         status: answer.status,
         statusText: answer.statusText,
         headers: answer.headers,
-        body: lean.discard ? NO_BYTES : small.body,
+        body: small.body,
       };
     }
     const response = answerBody(
@@ -335,13 +335,15 @@ async function send(
 
 /**
  * The body of an answer that came whole with its head (no body, or a known length
- * already buffered, not chunked, not encoded), copied out of the reader's buffer, and
- * whether the connection may be reused; `undefined` for any other answer.
+ * already buffered, not chunked, not encoded), copied out of the reader's buffer (or
+ * skipped when `discard`), and whether the connection may be reused; `undefined` for
+ * any other answer.
  */
 function smallBody(
   answer: Answer,
   reader: ByteReader,
   method: string,
+  discard: boolean,
 ): { body: Uint8Array; reusable: boolean } | undefined {
   let length: string | undefined;
   let keepAlive = !answer.http10;
@@ -357,7 +359,8 @@ function smallBody(
     answer.status === 304;
   const size = bodiless ? 0 : length === undefined ? NaN : Number(length);
   if (!(size >= 0) || reader.buffered < size) return undefined;
-  const body = size === 0 ? NO_BYTES : reader.take(size).slice();
+  const taken = reader.take(size);
+  const body = discard || size === 0 ? NO_BYTES : taken.slice();
   return { body, reusable: keepAlive && reader.buffered === 0 };
 }
 

@@ -14,7 +14,8 @@
  * times in turn and its best round counts.
  *
  * Ours runs as a user starts it (`deno run -A main.ts forwarder`); lines 1b and 2b run
- * it with the V8 flags the README recommends for a small device ({@linkcode V8_FLAGS}).
+ * it with the V8 flags the README recommends for a small device ({@linkcode V8_FLAGS}),
+ * and line 1b compares its peak RSS with the bare loop's on the same client and flags.
  * The peers are in `_forwarder_peers.ts`.
  *
  * @module
@@ -152,6 +153,22 @@ function peer(mode: string, ...args: string[]) {
     spawnDeno(PEERS, [mode, ...args.map((a) => a.replace("QUEUE", queueUrl))]);
 }
 
+/** The bare loop on the forwarder's own client, optionally with V8 flags. */
+function bareSameClient(fauxqs: Fauxqs, v8 = "") {
+  return (queueUrl: string) =>
+    spawn(Deno.execPath(), [
+      "run",
+      "-A",
+      ...(v8 ? [`--v8-flags=${v8}`] : []),
+      PEERS,
+      "bare-same-client",
+      fauxqs.endpoint,
+      queueUrl,
+      String(RECEIVERS),
+      String(MESSAGES),
+    ]);
+}
+
 function printRss(label: string, process: BenchProcess) {
   const samples = process.rssSamples();
   reportLimit(`${label} forwarder peak RSS`, process.peakRssMb(), 80, " MB");
@@ -184,18 +201,19 @@ export async function run(): Promise<void> {
   const relayUrl = `http://127.0.0.1:${relayPort}`;
   try {
     const loopback = await bestOf(fauxqs, LOOPBACK_ROUNDS, {
-      bare: peer("bare", fauxqs.endpoint, "QUEUE", String(RECEIVERS), "20000"),
-      bareSame: peer(
-        "bare-same-client",
+      bare: peer(
+        "bare",
         fauxqs.endpoint,
         "QUEUE",
         String(RECEIVERS),
-        "20000",
+        String(MESSAGES),
       ),
+      bareSame: bareSameClient(fauxqs),
       ours: ours(fauxqs, fauxqs.endpoint, sink.url),
       flagged: ours(fauxqs, fauxqs.endpoint, sink.url, V8_FLAGS),
+      bareSameFlagged: bareSameClient(fauxqs, V8_FLAGS),
     });
-    const { bare, bareSame, ours: fast, flagged } = loopback;
+    const { bare, bareSame, ours: fast, flagged, bareSameFlagged } = loopback;
     report(
       "1. loopback msg/s vs bare receive+delete loop, SDK default client (target >= 0.8)",
       fast.rate,
@@ -225,6 +243,12 @@ export async function run(): Promise<void> {
       bare.rate,
     );
     printRss("1b.", flagged.process);
+    report(
+      "1b. forwarder peak RSS vs the bare loop's on its own client, same flags (the floor)",
+      Math.round(flagged.process.peakRssMb()),
+      Math.round(bareSameFlagged.process.peakRssMb()),
+      " MB",
+    );
 
     const slow = await measure(
       fauxqs,

@@ -184,7 +184,7 @@ function printRss(label: string, process: BenchProcess) {
 /** Runs both scenarios and prints their comparison lines. */
 export async function run(): Promise<void> {
   console.log(
-    `forwarder settings: FORWARDER_RECEIVERS=${RECEIVERS} FORWARD_CONCURRENCY=${CONCURRENCY}; ${MESSAGES} messages per run; slow peers measured over ${
+    `forwarder settings: FORWARDER_RECEIVERS=${RECEIVERS} FORWARD_CONCURRENCY=${CONCURRENCY} LOG_LEVEL=WARNING (no line per body); ${MESSAGES} messages per run; slow peers measured over ${
       CAP_MS / 1000
     } s`,
   );

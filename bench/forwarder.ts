@@ -169,6 +169,16 @@ function bareSameClient(fauxqs: Fauxqs, v8 = "") {
     ]);
 }
 
+/** Prints ours' peak RSS against a peer's, in whole MB. */
+function comparePeakRss(name: string, ours: BenchProcess, peer: BenchProcess) {
+  report(
+    name,
+    Math.round(ours.peakRssMb()),
+    Math.round(peer.peakRssMb()),
+    " MB",
+  );
+}
+
 function printRss(label: string, process: BenchProcess) {
   const samples = process.rssSamples();
   reportLimit(`${label} forwarder peak RSS`, process.peakRssMb(), 80, " MB");
@@ -225,17 +235,15 @@ export async function run(): Promise<void> {
       bareSame.rate,
     );
     printRss("1.", fast.process);
-    report(
+    comparePeakRss(
       "1. forwarder peak RSS vs the bare loop's (default client)",
-      Math.round(fast.process.peakRssMb()),
-      Math.round(bare.process.peakRssMb()),
-      " MB",
+      fast.process,
+      bare.process,
     );
-    report(
+    comparePeakRss(
       "1. forwarder peak RSS vs the bare loop's on its own client (the floor)",
-      Math.round(fast.process.peakRssMb()),
-      Math.round(bareSame.process.peakRssMb()),
-      " MB",
+      fast.process,
+      bareSame.process,
     );
     report(
       `1b. loopback with --v8-flags=${V8_FLAGS}, msg/s vs bare loop, default client`,
@@ -243,11 +251,10 @@ export async function run(): Promise<void> {
       bare.rate,
     );
     printRss("1b.", flagged.process);
-    report(
+    comparePeakRss(
       "1b. forwarder peak RSS vs the bare loop's on its own client, same flags (the floor)",
-      Math.round(flagged.process.peakRssMb()),
-      Math.round(bareSameFlagged.process.peakRssMb()),
-      " MB",
+      flagged.process,
+      bareSameFlagged.process,
     );
 
     const slow = await measure(

@@ -35,10 +35,17 @@ export function demoEnv(env: Env): DemoEnv {
   }
   if (!env.API_URL?.trim()) {
     const port = env.DATA_API_PORT?.trim() || "8003";
-    result.API_URL = `http://127.0.0.1:${port}/data`;
+    result.API_URL = `http://${localHost(env.DATA_API_HOST)}:${port}/data`;
     result.API_KEY = result.DATA_API_TOKEN;
   }
   return { env: result, generatedToken };
+}
+
+/** Where the local data API is reached: its own address unless it listens on all. */
+function localHost(listenHost: string | undefined): string {
+  const host = listenHost?.trim().replace(/^\[(.*)\]$/, "$1") ?? "";
+  if (["", "0.0.0.0", "::"].includes(host)) return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
 }
 
 function randomToken(): string {

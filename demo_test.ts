@@ -20,3 +20,17 @@ Deno.test("demoEnv() keeps what the user set", () => {
   assert.equal(env.API_URL, "http://elsewhere/data");
   assert.equal(env.API_KEY, "theirs");
 });
+
+Deno.test("demoEnv() points the table at the data API's own address", () => {
+  const cases: [string | undefined, string][] = [
+    [undefined, "http://127.0.0.1:8003/data"],
+    ["0.0.0.0", "http://127.0.0.1:8003/data"],
+    ["::", "http://127.0.0.1:8003/data"],
+    ["127.0.0.2", "http://127.0.0.2:8003/data"],
+    ["::1", "http://[::1]:8003/data"],
+    ["[::1]", "http://[::1]:8003/data"],
+  ];
+  for (const [host, url] of cases) {
+    assert.equal(demoEnv({ DATA_API_HOST: host }).env.API_URL, url, host);
+  }
+});

@@ -50,8 +50,7 @@ export interface MainOptions {
  * Runs the program and resolves with its exit code.
  */
 export async function main(options: MainOptions): Promise<number> {
-  const roleNames = options.roles.map((role) => role.name);
-  const command = parseCommandLine(options.argv, roleNames);
+  const command = parseCommandLine(options.argv, options.roles);
   if (command.help) {
     options.print(helpText(options.roles, loggingSettings));
     return 0;
@@ -85,9 +84,12 @@ export async function main(options: MainOptions): Promise<number> {
     name: string;
     start: (log: Log) => Promise<RunningRole>;
   }[] = [];
+  const prepared = new Set<string>();
   for (const request of requests) {
     const role = options.roles.find((r) => r.name === request.name);
-    if (!role) continue;
+    // A role named twice is already a problem of the command line.
+    if (!role || prepared.has(role.name)) continue;
+    prepared.add(role.name);
     try {
       starters.push({
         name: role.name,

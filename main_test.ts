@@ -93,9 +93,10 @@ Deno.test("main() exits 2 with one line per problem, starting nothing", async ()
   });
   assert.equal(await code, EXIT_USAGE);
   assert.deepEqual(err, [
+    'Unknown role "b", or an argument too many: alpha takes at most 1 argument (roles: alpha)',
+    'Unknown role "nope", or an argument too many: alpha takes at most 1 argument (roles: alpha)',
     'Invalid LOG_LEVEL "LOUD": expected one of DEBUG, INFO, WARNING, ERROR',
-    'alpha: Unexpected argument "b" for role alpha: see --help for its usage',
-    'alpha: Unexpected argument "nope" for role alpha: see --help for its usage',
+    'alpha: Invalid ALPHA_PORT "99999": expected an integer from 0 to 65535',
     "Run with --help to see every role and setting.",
   ]);
   assert.deepEqual(events, []);

@@ -6,7 +6,7 @@
 
 /** Options of {@linkcode backoffDelay}. */
 export interface BackoffOptions {
-  /** Delay ceiling before jitter for the first retry. @default 1000 */
+  /** Shortest delay, that of the first retry before jitter. @default 1000 */
   baseMs?: number;
   /** Largest delay. @default 60000 */
   maxMs?: number;
@@ -16,11 +16,12 @@ export interface BackoffOptions {
 
 /**
  * Returns the delay before retry number `attempt` (0 for the first retry): a random
- * value between half and all of `min(maxMs, baseMs * 2^attempt)`.
+ * value between half and all of `min(maxMs, baseMs * 2^(attempt + 1))`, so always
+ * from `baseMs` to `maxMs`.
  *
  * @example
  * ```ts
- * backoffDelay(0); // between 500 and 1000
+ * backoffDelay(0); // between 1000 and 2000
  * backoffDelay(10); // between 30000 and 60000
  * ```
  */
@@ -29,8 +30,9 @@ export function backoffDelay(
   options: BackoffOptions = {},
 ): number {
   const { baseMs = 1000, maxMs = 60_000, random = Math.random } = options;
-  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30));
-  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(attempt + 1, 30));
+  const delay = Math.round(ceiling / 2 + random() * (ceiling / 2));
+  return Math.max(Math.min(baseMs, maxMs), delay);
 }
 
 /**

@@ -5,19 +5,19 @@ Deno.test("backoffDelay() doubles from 1 s and caps at 60 s, with jitter in the 
   const low = () => 0;
   const high = () => 0.999999;
   assert.deepEqual(
-    [0, 1, 2, 5, 6, 40].map((a) => backoffDelay(a, { random: low })),
+    [0, 1, 2, 4, 5, 40].map((a) => backoffDelay(a, { random: low })),
     [
-      500,
       1000,
       2000,
+      4000,
       16000,
       30000,
       30000,
     ],
   );
-  assert.deepEqual([0, 1, 6].map((a) => backoffDelay(a, { random: high })), [
-    1000,
+  assert.deepEqual([0, 1, 5].map((a) => backoffDelay(a, { random: high })), [
     2000,
+    4000,
     60000,
   ]);
 });

@@ -28,22 +28,33 @@ export interface CommandLine {
 
 const ROLE_FLAGS = new Set(["once"]);
 
+/** What the parser needs to know of a role. */
+export interface RoleShape {
+  /** The role's name. */
+  readonly name: string;
+  /** How many positional arguments it takes. @default 0 */
+  readonly maxArgs?: number;
+}
+
 /**
  * Parses `[ROLE [ARG...]]... [--env-file PATH] [--once] [--help]`.
  *
  * A word that is a role name starts a role; any other word is an argument of the role
- * before it, or an unknown role when no role precedes it.
+ * before it while that role takes more, and an unknown role otherwise (so a misspelt
+ * second role is reported as one).
  *
  * @example
  * ```ts
- * parseCommandLine(["table", "3838", "0.0.0.0", "false"], ["table"]).roles;
+ * parseCommandLine(["table", "3838", "0.0.0.0", "false"], [{ name: "table", maxArgs: 3 }])
+ *   .roles;
  * // [{ name: "table", args: ["3838", "0.0.0.0", "false"] }]
  * ```
  */
 export function parseCommandLine(
   argv: readonly string[],
-  roleNames: readonly string[],
+  roles: readonly RoleShape[],
 ): CommandLine {
+  const roleNames = roles.map((role) => role.name);
   const result: CommandLine = {
     roles: [],
     help: false,
@@ -67,11 +78,16 @@ export function parseCommandLine(
       result.problems.push(`Unknown option "${word}": see --help`);
     } else if (roleNames.includes(word)) {
       result.roles.push({ name: word, args: [] });
-    } else if (result.roles.length > 0) {
+    } else if (room(result.roles.at(-1), roles) > 0) {
       result.roles.at(-1)!.args.push(word);
     } else {
+      const last = result.roles.at(-1);
       result.problems.push(
-        `Unknown role "${word}": expected one of ${roleNames.join(", ")}`,
+        last
+          ? `Unknown role "${word}", or an argument too many: ${last.name} ${
+            takes(last, roles)
+          } (roles: ${roleNames.join(", ")})`
+          : `Unknown role "${word}": expected one of ${roleNames.join(", ")}`,
       );
     }
   }
@@ -83,4 +99,24 @@ export function parseCommandLine(
     seen.add(name);
   }
   return result;
+}
+
+function maxArgs(request: RoleRequest, roles: readonly RoleShape[]): number {
+  return roles.find((role) => role.name === request.name)?.maxArgs ?? 0;
+}
+
+/** How many more arguments `request` (the last role named) takes. */
+function room(
+  request: RoleRequest | undefined,
+  roles: readonly RoleShape[],
+): number {
+  return request ? maxArgs(request, roles) - request.args.length : 0;
+}
+
+/** `takes no arguments`, `takes at most 3 arguments`. */
+function takes(request: RoleRequest, roles: readonly RoleShape[]): string {
+  const max = maxArgs(request, roles);
+  return max === 0
+    ? "takes no arguments"
+    : `takes at most ${max} argument${max === 1 ? "" : "s"}`;
 }

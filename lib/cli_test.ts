@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { parseCommandLine } from "./cli.ts";
 
-const ROLES = ["messages", "table", "collector"];
+const ROLES = [
+  { name: "messages" },
+  { name: "table", maxArgs: 3 },
+  { name: "collector" },
+];
 
 Deno.test("parseCommandLine() gives each role the arguments that follow it", () => {
   const command = parseCommandLine(
@@ -41,5 +45,20 @@ Deno.test("parseCommandLine() reports unknown roles, options and repeated roles"
     'Unknown option "--fast": see --help',
     "Missing value for --env-file: give a file path",
     'Role "messages" is named twice: name it once',
+  ]);
+});
+
+Deno.test("parseCommandLine() reports a word past a role's arguments as an unknown role", () => {
+  const command = parseCommandLine(
+    ["messages", "mesages", "table", "1", "2", "3", "tabel"],
+    ROLES,
+  );
+  assert.deepEqual(command.roles, [
+    { name: "messages", args: [] },
+    { name: "table", args: ["1", "2", "3"] },
+  ]);
+  assert.deepEqual(command.problems, [
+    'Unknown role "mesages", or an argument too many: messages takes no arguments (roles: messages, table, collector)',
+    'Unknown role "tabel", or an argument too many: table takes at most 3 arguments (roles: messages, table, collector)',
   ]);
 });

@@ -4,11 +4,10 @@
  *
  * @module
  */
-import { Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { bodyLimit } from "hono/body-limit";
 import { errorText, type Log } from "./log.ts";
-import { port, text } from "./settings.ts";
+import { host, port } from "./settings.ts";
 
 /** Options of {@linkcode createHttpApp}. */
 export interface HttpAppOptions {
@@ -66,7 +65,11 @@ function statusText(status: number): string {
 
 /**
  * Middleware answering 413 `{"message": ...}` when a request body exceeds `maxBytes`
- * (declared or streamed).
+ * (declared or streamed). A body without a declared length is read here, up to the
+ * limit, and handed on as bytes.
+ *
+ * Unlike Hono's `bodyLimit`, it never copies the request (a copy reads
+ * `request.signal`, which makes Deno print a warning outside the log format).
  *
  * @example
  * ```ts
@@ -74,13 +77,56 @@ function statusText(status: number): string {
  * ```
  */
 export function limitBody(maxBytes: number): MiddlewareHandler {
-  return bodyLimit({
-    maxSize: maxBytes,
-    onError: (c) =>
-      c.json({
-        message: `Request body too large: the limit is ${maxBytes} bytes`,
-      }, 413),
-  });
+  return async (c, next) => {
+    const request = c.req.raw;
+    const declared = request.headers.get("content-length");
+    if (declared !== null && Number(declared) > maxBytes) {
+      return tooLarge(c, maxBytes);
+    }
+    // A declared length is enforced by the server itself.
+    if (request.body === null || declared !== null) return await next();
+    const bytes = await readAtMost(request.body, maxBytes);
+    if (!bytes) return tooLarge(c, maxBytes);
+    c.req.raw = new Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: bytes,
+    });
+    await next();
+  };
+}
+
+function tooLarge(c: Context, maxBytes: number): Response {
+  return c.json({
+    message: `Request body too large: the limit is ${maxBytes} bytes`,
+  }, 413);
+}
+
+/** The whole stream as bytes, or `undefined` (and the stream cancelled) past `max`. */
+async function readAtMost(
+  stream: ReadableStream<Uint8Array>,
+  max: number,
+): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = stream.getReader();
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > max) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return bytes;
 }
 
 /** Settings `<PREFIX>_HOST` and `<PREFIX>_PORT` of an HTTP role. */
@@ -89,7 +135,7 @@ export function listenSettings<P extends string>(
   defaultPort: number,
 ) {
   return {
-    [`${prefix}_HOST`]: text({
+    [`${prefix}_HOST`]: host({
       description: "Address to listen on",
       default: "0.0.0.0",
     }),
@@ -98,7 +144,7 @@ export function listenSettings<P extends string>(
       default: defaultPort,
     }),
   } as
-    & { [K in `${P}_HOST`]: ReturnType<typeof text> }
+    & { [K in `${P}_HOST`]: ReturnType<typeof host> }
     & { [K in `${P}_PORT`]: ReturnType<typeof port> };
 }
 
@@ -112,6 +158,8 @@ export interface ServeOptions {
   log: Log;
   /** Name used in log lines. */
   name: string;
+  /** The setting that chose the port, named when the port is taken (`DATA_API_PORT`). */
+  portSetting?: string;
   /** Longest wait for in-flight requests at shutdown. @default 10000 */
   shutdownTimeoutMs?: number;
 }
@@ -144,11 +192,16 @@ export function serveApp(
   },
   options: ServeOptions,
 ): RunningServer {
-  const server = Deno.serve({
-    hostname: options.hostname,
-    port: options.port,
-    onListen: () => {},
-  }, (request, info) => app.fetch(request, info));
+  let server: Deno.HttpServer;
+  try {
+    server = Deno.serve({
+      hostname: options.hostname,
+      port: options.port,
+      onListen: () => {},
+    }, (request, info) => app.fetch(request, info));
+  } catch (error) {
+    throw new Error(listenProblem(options, error), { cause: error });
+  }
   const addr = server.addr as Deno.NetAddr;
   const host = addr.hostname.includes(":")
     ? `[${addr.hostname}]`
@@ -178,4 +231,17 @@ export function serveApp(
       }
     },
   };
+}
+
+/** Why a server could not listen, and what to do about it. */
+function listenProblem(options: ServeOptions, error: unknown): string {
+  const where = options.hostname.includes(":")
+    ? `[${options.hostname}]:${options.port}`
+    : `${options.hostname}:${options.port}`;
+  const fix = error instanceof Deno.errors.AddrInUse
+    ? `: stop what uses it${
+      options.portSetting ? ` or set ${options.portSetting} to a free port` : ""
+    }`
+    : "";
+  return `cannot listen on ${where}: ${errorText(error)}${fix}`;
 }

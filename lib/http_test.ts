@@ -70,6 +70,37 @@ Deno.test("createHttpApp()", async (t) => {
     assert.equal(big.status, 413);
     assert.match((await big.json()).message, /limit is 10 bytes/);
   });
+
+  await t.step("limitBody() counts a streamed body across chunks", async () => {
+    const stream = (...parts: string[]) =>
+      new Blob(parts).stream().pipeThrough(
+        new TransformStream({ transform: (chunk, out) => out.enqueue(chunk) }),
+      );
+    const ok = await app.request("/upload", {
+      method: "POST",
+      body: stream("01234", "56789"),
+    });
+    assert.deepEqual(await ok.json(), { size: 10 });
+    const big = await app.request("/upload", {
+      method: "POST",
+      body: stream("01234", "56789", "X"),
+    });
+    assert.equal(big.status, 413);
+    await big.body?.cancel();
+  });
+
+  await t.step(
+    "limitBody() answers 413 to a declared length past the limit",
+    async () => {
+      const big = await app.request("/upload", {
+        method: "POST",
+        headers: { "content-length": "11" },
+        body: "0123456789X",
+      });
+      assert.equal(big.status, 413);
+      await big.body?.cancel();
+    },
+  );
 });
 
 Deno.test("serveApp() finishes in-flight requests before stopping", async () => {

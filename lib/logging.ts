@@ -69,7 +69,9 @@ function renderMessage(record: LogRecord): string {
 }
 
 /**
- * Formats one record as a text line: `DD/MM/YYYY HH:MM:SS [LEVEL] message`.
+ * Formats one record as a text line: `DD/MM/YYYY HH:MM:SS [LEVEL] message`. Line
+ * breaks in the message are written as `\n` and `\r`: a logged message body cannot
+ * start a line of its own (one that could pass for another record).
  *
  * @example
  * ```ts
@@ -77,9 +79,14 @@ function renderMessage(record: LogRecord): string {
  * ```
  */
 export function textLine(record: LogRecord): string {
+  const message = renderMessage(record);
   return `${formatTimestamp(new Date(record.timestamp))} [${
     LEVEL_NAMES[record.level]
-  }] ${renderMessage(record)}`;
+  }] ${
+    /[\r\n]/.test(message)
+      ? message.replaceAll("\r", "\\r").replaceAll("\n", "\\n")
+      : message
+  }`;
 }
 
 /** Formats one record as a JSON object on one line. */

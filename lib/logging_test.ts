@@ -34,6 +34,20 @@ Deno.test("configureLogging() writes the product's line format", async (t) => {
     },
   );
 
+  await t.step("a line break in a message cannot start a line", async () => {
+    lines.length = 0;
+    await configureLogging({ level: "INFO", format: "text", write });
+    createLog("test").info(
+      "hello\r\n21/11/2026 23:59:59 [ERROR] forged\nthird",
+    );
+    assert.equal(lines.length, 1);
+    assert.match(
+      lines[0]!,
+      /\[INFO\] hello\\r\\n21\/11\/2026 23:59:59 \[ERROR\] forged\\nthird$/,
+    );
+    assert.ok(!/[\r\n]/.test(lines[0]!));
+  });
+
   await t.step("json lines", async () => {
     lines.length = 0;
     await configureLogging({ level: "DEBUG", format: "json", write });

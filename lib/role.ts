@@ -43,6 +43,8 @@ export interface RoleDescriptor {
   readonly summary: string;
   /** Command-line shape shown in `--help`, e.g. `table [PORT] [HOST] [OPEN_BROWSER]`. */
   readonly usage?: string;
+  /** How many positional arguments the role takes. */
+  readonly maxArgs: number;
   /** Every environment variable the role reads. */
   readonly settings: Schema;
   /**
@@ -108,20 +110,19 @@ export function defineRole<S extends Schema>(
     name: definition.name,
     summary: definition.summary,
     usage: definition.usage,
+    maxArgs: definition.maxArgs ?? 0,
     settings: definition.settings,
     prepare(context) {
       const extra = context.args.slice(definition.maxArgs ?? 0);
-      if (extra.length > 0) {
-        throw new SettingsError(
-          extra.map((arg) =>
-            `Unexpected argument "${arg}" for role ${definition.name}: see --help for its usage`
-          ),
-        );
-      }
       const env = { ...context.env, ...definition.argsToEnv?.(context.args) };
       const { values, problems, failed } = readSettings(
         definition.settings,
         env,
+      );
+      problems.unshift(
+        ...extra.map((arg) =>
+          `Unexpected argument "${arg}" for role ${definition.name}: see --help for its usage`
+        ),
       );
       problems.push(...definition.check?.(values, failed) ?? []);
       if (problems.length > 0) throw new SettingsError(problems);

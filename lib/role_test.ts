@@ -44,8 +44,12 @@ Deno.test("defineRole() lets check() stay quiet about a setting already reported
   ]);
 });
 
-Deno.test("defineRole() refuses arguments beyond maxArgs", () => {
+Deno.test("defineRole() refuses arguments beyond maxArgs, with the other problems", () => {
   assert.deepEqual(problemsOf({ PORT: "1" }, ["extra"]), [
     'Unexpected argument "extra" for role pair: see --help for its usage',
+  ]);
+  assert.deepEqual(problemsOf({ PORT: "x" }, ["extra"]), [
+    'Unexpected argument "extra" for role pair: see --help for its usage',
+    'Invalid PORT "x": expected an integer from 0 to 65535',
   ]);
 });

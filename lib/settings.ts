@@ -215,6 +215,62 @@ export function secret(
   return custom({ ...options, secret: true }, (raw) => raw);
 }
 
+/**
+ * A secret that travels in an HTTP header (a token or API key): printable ASCII
+ * without spaces.
+ * A header carries bytes, and clients disagree on how they encode other characters,
+ * so such a token could be accepted at start-up and then never match or never send.
+ */
+export function headerSecret(
+  options: Omit<SettingOptions<string>, "secret">,
+): Setting<string> {
+  return refine(
+    secret(options),
+    "printable ASCII without spaces (letters, digits, punctuation), as a token in an HTTP header",
+    (value) => /^[\x21-\x7e]*$/.test(value),
+  );
+}
+
+/**
+ * A host to listen on or connect to: an IPv4 or IPv6 address (brackets optional) or a
+ * host name. Brackets are removed from an IPv6 address.
+ */
+export function host(options: SettingOptions<string>): Setting<string> {
+  return custom(options, (raw) => {
+    const value = /^\[.*\]$/.test(raw) ? raw.slice(1, -1) : raw;
+    if (!isIpv4(value) && !isIpv6(value) && !isHostName(value)) {
+      throw new Error(
+        "expected an IP address or a host name, without scheme, port or path",
+      );
+    }
+    return value;
+  });
+}
+
+function isIpv4(value: string): boolean {
+  const parts = value.split(".");
+  return parts.length === 4 &&
+    parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255);
+}
+
+function isIpv6(value: string): boolean {
+  if (!value.includes(":") || !/^[0-9a-fA-F:.]+$/.test(value)) return false;
+  try {
+    new URL(`http://[${value}]/`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isHostName(value: string): boolean {
+  const labels = value.replace(/\.$/, "").split(".");
+  return value.length <= 253 && !/^[\d.]+$/.test(value) &&
+    labels.every((label) =>
+      /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/.test(label)
+    );
+}
+
 /** Options of {@linkcode integer}. */
 export interface IntegerOptions extends SettingOptions<number> {
   /** Smallest accepted value. */
@@ -308,6 +364,9 @@ const DURATION_UNITS: Record<string, number> = {
   h: 3_600_000,
 };
 
+/** The longest timer delay (about 24.8 days): a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Options of {@linkcode durationMs}. */
 export interface DurationOptions extends SettingOptions<number> {
   /** Smallest accepted duration in milliseconds. @default 0 */
@@ -316,21 +375,22 @@ export interface DurationOptions extends SettingOptions<number> {
 
 /**
  * A duration in milliseconds: a plain number of milliseconds, or a number with a unit
- * `ms`, `s`, `m` or `h` (`30000`, `30s`, `1.5m`).
+ * `ms`, `s`, `m` or `h` (`30000`, `30s`, `1.5m`). At most 2147483647 ms (24.8 days),
+ * the longest delay a timer can wait.
  */
 export function durationMs(options: DurationOptions): Setting<number> {
   const min = options.min ?? 0;
   return custom(options, (raw) => {
     const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(raw);
     const value = match
-      ? Number(match[1]) * DURATION_UNITS[match[2] ?? "ms"]!
+      ? Math.round(Number(match[1]) * DURATION_UNITS[match[2] ?? "ms"]!)
       : NaN;
-    if (!Number.isFinite(value) || value < min) {
+    if (!Number.isFinite(value) || value < min || value > MAX_TIMER_MS) {
       throw new Error(
-        `expected a duration of at least ${min} ms: a number of milliseconds or a number with ms, s, m or h`,
+        `expected a duration from ${min} to ${MAX_TIMER_MS} ms: a number of milliseconds or a number with ms, s, m or h`,
       );
     }
-    return Math.round(value);
+    return value;
   });
 }
 

@@ -222,7 +222,7 @@ Deno.test("forwarder role through main.ts", async (t) => {
     const malformed = startMain(["forwarder"], {
       env: {
         QUEUE_URL: "not a url",
-        QUEUE_REGION: "us-east-1",
+        QUEUE_REGION: "bad region!",
         QUEUE_ACCESS_KEY_ID: "only-one",
         HTTP_ENDPOINT: "http://127.0.0.1:1/",
         AUTH_BEARER_TOKEN: "Bearer x",
@@ -246,7 +246,36 @@ Deno.test("forwarder role through main.ts", async (t) => {
       /Invalid FORWARD_BODY "xml": expected one of json, raw/,
     );
     assert.match(lines, /Missing QUEUE_SECRET_ACCESS_KEY/);
+    assert.match(
+      lines,
+      /Invalid QUEUE_REGION "bad region!": expected a region/,
+    );
   });
+
+  await t.step(
+    "exits 1 naming a profile that gives no credentials",
+    async () => {
+      const home = await Deno.makeTempDir();
+      const env: Record<string, string> = {
+        ...base(await fauxqs.createQueue("profile"), "http://127.0.0.1:1/"),
+        QUEUE_PROFILE: "nosuch",
+        AWS_SHARED_CREDENTIALS_FILE: `${home}/credentials`,
+        AWS_CONFIG_FILE: `${home}/config`,
+      };
+      delete env.QUEUE_ACCESS_KEY_ID;
+      delete env.QUEUE_SECRET_ACCESS_KEY;
+      const main = startMain(["forwarder"], { env });
+      try {
+        assert.equal(await main.exited(), 1);
+        assert.match(
+          main.stderr.join("\n"),
+          /\[ERROR\] Cannot start forwarder: No credentials for QUEUE_PROFILE "nosuch": .*add the profile/,
+        );
+      } finally {
+        await Deno.remove(home, { recursive: true });
+      }
+    },
+  );
 
   await fauxqs.stop();
 });

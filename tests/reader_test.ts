@@ -28,7 +28,7 @@ Deno.test("reader takes one argument and validates READER_TIMEOUT_MS", async () 
   assert.equal(await extra.exited(), 2);
   assert.match(
     extra.stderr.join("\n"),
-    /Unexpected argument "more" for role reader/,
+    /Unknown role "more", or an argument too many: reader takes at most 1 argument/,
   );
   const timeout = startMain(["reader", ADDRESS], {
     env: { READER_TIMEOUT_MS: "soon" },

@@ -17,6 +17,8 @@ export class ByteReader {
   #buffer: Uint8Array<ArrayBuffer> = new Uint8Array(CHUNK);
   #start = 0;
   #end = 0;
+  /** A read started by {@linkcode watch}, that the next `fill` takes over. */
+  #pending: Promise<number | null> | undefined;
 
   /** Wraps `conn`. */
   constructor(conn: Deno.Conn) {
@@ -28,8 +30,26 @@ export class ByteReader {
     return this.#end - this.#start;
   }
 
+  /**
+   * Starts the next read now, on a connection waiting idle with nothing buffered, so
+   * that the remote closing it is seen while it waits. Resolves when that read ends:
+   * `true` when bytes came, `false` at end of stream or on an error. The next read
+   * of this reader takes over the read (and its bytes or error).
+   */
+  watch(): Promise<boolean> {
+    this.#start = this.#end = 0;
+    const read = this.#conn.read(this.#buffer);
+    this.#pending = read;
+    return read.then((count) => count !== null, () => false);
+  }
+
   /** Reads more from the connection; `false` at end of stream. */
   async fill(): Promise<boolean> {
+    const pending = this.#pending;
+    if (pending) {
+      this.#pending = undefined;
+      return this.#filled(await pending);
+    }
     if (this.#start === this.#end) {
       this.#start = this.#end = 0;
     } else if (this.#buffer.length - this.#end < CHUNK / 4) {
@@ -46,7 +66,12 @@ export class ByteReader {
       this.#end -= this.#start;
       this.#start = 0;
     }
-    const count = await this.#conn.read(this.#buffer.subarray(this.#end));
+    return this.#filled(
+      await this.#conn.read(this.#buffer.subarray(this.#end)),
+    );
+  }
+
+  #filled(count: number | null): boolean {
     if (count === null) return false;
     this.#end += count;
     return true;

@@ -104,11 +104,32 @@ export function createHttp1Client(
 
   const release = (key: string, connection: Connection, reusable: boolean) => {
     const pool = idle.get(key) ?? [];
-    if (!reusable || closed || pool.length >= maxIdle) {
+    if (
+      !reusable || closed || pool.length >= maxIdle ||
+      connection.reader.buffered > 0
+    ) {
       return closeQuietly(connection.conn);
     }
     pool.push(connection);
     idle.set(key, pool);
+    connection.idle = true;
+    // A remote closes idle connections after its keep-alive time-out: drop such a
+    // connection at once, rather than find out when a request that cannot be sent
+    // again (a streamed body) goes out on it. Bytes that come unasked (a 408) also
+    // end it.
+    connection.reader.watch().then(() => {
+      if (!connection.idle) return;
+      connection.idle = false;
+      const at = pool.indexOf(connection);
+      if (at >= 0) pool.splice(at, 1);
+      closeQuietly(connection.conn);
+    });
+  };
+
+  const take = (key: string): Connection | undefined => {
+    const connection = idle.get(key)?.pop();
+    if (connection) connection.idle = false;
+    return connection;
   };
 
   const open = async (url: URL): Promise<Connection> => {
@@ -121,6 +142,7 @@ export function createHttp1Client(
       conn,
       reader: new ByteReader(conn),
       out: new Uint8Array(OUT_SIZE),
+      idle: false,
     };
   };
 
@@ -136,7 +158,7 @@ export function createHttp1Client(
     const method = (init.method ?? "GET").toUpperCase();
     const head = requestHead(method, url, init.headers, body);
     const key = url.host;
-    const pooled = idle.get(key)?.pop();
+    const pooled = take(key);
     const connection = pooled ?? await open(url);
     const pending: PendingCall = {
       connection,
@@ -189,7 +211,10 @@ export function createHttp1Client(
   ): Promise<Exchanged> {
     const url = input instanceof URL ? input : new URL(input);
     if (url.protocol !== "http:") {
-      return await wholeAnswer(await fallback(url, init), init.discardBody);
+      return await wholeAnswer(
+        await fallback(url, { ...init, redirect: "manual" }),
+        init.discardBody,
+      );
     }
     return await request(url, init, inlineBody(init.body ?? null), true);
   }
@@ -213,6 +238,8 @@ interface Connection {
   reader: ByteReader;
   /** Holds a request head while it is written (saves an allocation per call). */
   out: Uint8Array;
+  /** Whether it waits in the pool. */
+  idle: boolean;
 }
 
 /** One call on its connection, as `send` carries it out. */
@@ -252,13 +279,17 @@ export async function wholeAnswer(
 
 /**
  * An {@linkcode Exchange} over any `fetch`: what the pooled client's `exchange` does
- * for callers given `fetch` instead (tests, or a fetch with a proxy).
+ * for callers given `fetch` instead (tests, or a fetch with a proxy). Like the pooled
+ * client, it does not follow redirects: a 3xx is the answer.
  */
 export function fetchExchange(
   doFetch: typeof fetch = globalThis.fetch,
 ): Exchange {
   return async (url, init = {}) =>
-    await wholeAnswer(await doFetch(url, init), init.discardBody);
+    await wholeAnswer(
+      await doFetch(url, { ...init, redirect: "manual" }),
+      init.discardBody,
+    );
 }
 
 /**

@@ -208,6 +208,31 @@ Deno.test("createHttp1Client() decodes gzip like fetch and keeps the header", as
   }
 });
 
+Deno.test("createHttp1Client() drops a pooled connection the remote closes while idle", async () => {
+  const server = startRawServer(() => OK);
+  const client = createHttp1Client();
+  const post = (path: string) =>
+    client.fetch(`${server.url}/${path}`, {
+      method: "POST",
+      headers: { "content-length": "5" },
+      // A streamed body cannot be sent twice: no retry can hide a stale connection.
+      body: new Blob(["hello"]).stream(),
+    });
+  try {
+    assert.equal(await (await post("first")).text(), "ok");
+    server.dropConnections();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const response = await post("second");
+    assert.equal(response.status, 200);
+    assert.equal(await response.text(), "ok");
+    assert.equal(server.connections, 2);
+    assert.match(server.heads[1]!, /^POST \/second[^]*\r\n\r\nhello$/);
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
 Deno.test("createHttp1Client() streams a request body with chunked framing", async () => {
   const server = startRawServer(() => OK);
   const client = createHttp1Client();
@@ -444,6 +469,39 @@ Deno.test("fetchExchange() answers like the pooled client's exchange", async () 
     assert.equal(new TextDecoder().decode(answer.body), "ok");
     assert.ok(server.heads[0]!.endsWith("\r\n\r\nbytes"));
   } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("exchange() and fetchExchange() answer a redirect instead of following it", async () => {
+  const server = startRawServer(() =>
+    "HTTP/1.1 302 Found\r\nlocation: /elsewhere\r\ncontent-length: 0\r\n\r\n"
+  );
+  const client = createHttp1Client();
+  try {
+    const pooled = await client.exchange(`${server.url}/a`, { method: "POST" });
+    const fetched = await fetchExchange()(`${server.url}/b`, {
+      method: "POST",
+    });
+    // The pooled client's fallback, as for an https URL.
+    const fallback = createHttp1Client({
+      fallback: (input, init) =>
+        fetch(String(input).replace("x-http", "http"), init),
+    });
+    const handed = await fallback.exchange(
+      `${server.url.replace("http", "x-http")}/c`,
+      { method: "POST" },
+    );
+    fallback.close();
+    for (const answer of [pooled, fetched, handed]) {
+      assert.equal(answer.status, 302);
+    }
+    assert.deepEqual(
+      server.heads.map((head) => head.split(" ").slice(0, 2).join(" ")),
+      ["POST /a", "POST /b", "POST /c"],
+    );
+  } finally {
+    client.close();
     await server.stop();
   }
 });

@@ -9,6 +9,7 @@ import {
   choice,
   decimal,
   durationMs,
+  headerSecret,
   integer,
   optional,
   port,
@@ -103,7 +104,7 @@ export const collectorSettings = {
   TSDB_BUCKET: optional(text({
     description: "Bucket (v2; default TSDB_DATABASE)",
   })),
-  TSDB_TOKEN: optional(secret({ description: "API token (v2)" })),
+  TSDB_TOKEN: optional(headerSecret({ description: "API token (v2)" })),
   TSDB_USERNAME: optional(text({ description: "User name (v1)" })),
   TSDB_PASSWORD: optional(secret({ description: "Password (v1)" })),
   TSDB_BUFFER_LIMIT: integer({

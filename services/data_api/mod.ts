@@ -5,12 +5,12 @@
  */
 import { listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole, type RoleDescriptor } from "../../lib/role.ts";
-import { secret } from "../../lib/settings.ts";
+import { headerSecret } from "../../lib/settings.ts";
 import { createDataApiApp } from "./app.ts";
 
 /** Settings of the `data-api` role. */
 export const dataApiSettings = {
-  DATA_API_TOKEN: secret({
+  DATA_API_TOKEN: headerSecret({
     description: "Bearer token callers of GET /data must send",
   }),
   ...listenSettings("DATA_API", 8003),
@@ -26,6 +26,7 @@ export const dataApiRole: RoleDescriptor = defineRole({
     const server = serveApp(app, {
       hostname: settings.DATA_API_HOST,
       port: settings.DATA_API_PORT,
+      portSetting: "DATA_API_PORT",
       log,
       name: "data-api",
     });

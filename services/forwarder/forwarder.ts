@@ -32,6 +32,12 @@ export interface ForwarderTuning {
   shutdownTimeoutMs?: number;
   /** Backoff after a failed receive. @default 1 s to 60 s */
   backoff?: BackoffOptions;
+  /**
+   * Pause after a receive that returned nothing. Long polling waits on the server
+   * instead; with short polling (wait time 0) this keeps an empty queue from being
+   * asked hundreds of times a second (each call billed on AWS). @default 0
+   */
+  emptyReceivePauseMs?: number;
 }
 
 /** Options of {@linkcode createForwarder}. */
@@ -200,6 +206,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       }
       inHand.give(batchSize - messages.length);
       if (messages.length > 0) track(batches, handle(messages));
+      else if (tuning.emptyReceivePauseMs) {
+        await sleep(tuning.emptyReceivePauseMs, stopping.signal);
+      }
     }
   }
 

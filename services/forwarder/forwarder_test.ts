@@ -4,7 +4,7 @@ import { startFauxqs } from "../../tests/_fauxqs.ts";
 import { createForwarder, type ForwarderTuning } from "./forwarder.ts";
 import { createMetrics } from "./metrics.ts";
 import { createPoster } from "./poster.ts";
-import { createSqsQueue } from "./sqs_queue.ts";
+import { createSqsQueue, type Queue } from "./sqs_queue.ts";
 import { startSink } from "./_test_sink.ts";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 
@@ -234,4 +234,30 @@ Deno.test("createForwarder()", async (t) => {
   );
 
   await fauxqs.stop();
+});
+
+Deno.test("createForwarder() pauses after an empty receive when told to", async () => {
+  let receives = 0;
+  const emptyQueue: Queue = {
+    visibilityTimeout: () => Promise.resolve(30),
+    receive: () => {
+      receives++;
+      return Promise.resolve([]);
+    },
+    deleteBatch: () => Promise.resolve([]),
+    extendVisibility: () => Promise.resolve(),
+  };
+  const forwarder = createForwarder({
+    queue: emptyQueue,
+    post: () => Promise.reject(new Error("nothing to post")),
+    log: createMemoryLog(),
+    settings: { receivers: 2, emptyReceivePauseMs: 60_000 },
+  });
+  const running = forwarder.run();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  // One call per receiver, then the pause (without it: thousands in 100 ms).
+  assert.equal(receives, 2);
+  await forwarder.stop(); // ends the pause at once
+  await running;
+  assert.equal(receives, 2);
 });

@@ -7,6 +7,7 @@
 import {
   choice,
   durationMs,
+  host,
   integer,
   optional,
   port,
@@ -20,7 +21,7 @@ import {
 import { statusList } from "./status_list.ts";
 
 /** A secret that must be usable as an HTTP header value. */
-function headerSecret(description: string): Setting<string> {
+function latin1HeaderSecret(description: string): Setting<string> {
   return refine(
     secret({ description }),
     "a value usable in an HTTP header: no control or non-Latin-1 characters",
@@ -42,7 +43,11 @@ export const forwarderSettings = {
         "Named profile of the shared AWS config files, instead of the two keys",
     }),
   ),
-  QUEUE_REGION: text({ description: "Region of the queue, e.g. eu-west-1" }),
+  QUEUE_REGION: refine(
+    text({ description: "Region of the queue, e.g. eu-west-1" }),
+    "a region name such as eu-west-1 (letters, digits and inner hyphens)",
+    (value) => /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(value),
+  ),
   QUEUE_URL: url({ description: "URL of the queue to read" }),
   QUEUE_ENDPOINT_URL: optional(
     url({
@@ -51,7 +56,7 @@ export const forwarderSettings = {
     }),
   ),
   HTTP_ENDPOINT: url({ description: "URL that receives each message body" }),
-  AUTH_BEARER_TOKEN: headerSecret(
+  AUTH_BEARER_TOKEN: latin1HeaderSecret(
     "Authorization header value of the POST, sent exactly as given",
   ),
   QUEUE_MAX_NUMBER_OF_MESSAGES: integer({
@@ -98,7 +103,7 @@ export const forwarderSettings = {
       "json posts the Body as a JSON string; raw posts the Body unchanged",
     default: "json",
   }),
-  FORWARDER_METRICS_HOST: text({
+  FORWARDER_METRICS_HOST: host({
     description: "Address of the metrics endpoint",
     default: "0.0.0.0",
   }),

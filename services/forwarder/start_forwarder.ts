@@ -7,7 +7,7 @@
  */
 import { serveApp } from "../../lib/http.ts";
 import { createHttp1Client } from "../../lib/http1/client.ts";
-import type { Log } from "../../lib/log.ts";
+import { errorText, type Log } from "../../lib/log.ts";
 import type { RunningRole } from "../../lib/role.ts";
 import { createForwarder } from "./forwarder.ts";
 import { createMetrics } from "./metrics.ts";
@@ -17,8 +17,11 @@ import type { ForwarderSettings } from "./settings.ts";
 import { createSqsClient } from "./sqs_client.ts";
 import { createSqsQueue } from "./sqs_queue.ts";
 
-/** Starts the forwarder loop, and the metrics endpoint when a port is set. */
-export function startForwarder(
+/**
+ * Starts the forwarder loop, and the metrics endpoint when a port is set. Rejects when
+ * the profile named by `QUEUE_PROFILE` gives no credentials (a retry cannot fix that).
+ */
+export async function startForwarder(
   settings: ForwarderSettings,
   log: Log,
 ): Promise<RunningRole> {
@@ -27,6 +30,19 @@ export function startForwarder(
   // CPU per call than `fetch` (https URLs go to `fetch`).
   const http = createHttp1Client();
   const client = createSqsClient(settings, log, http.exchange);
+  if (settings.QUEUE_PROFILE !== undefined) {
+    try {
+      await client.config.credentials();
+    } catch (error) {
+      client.destroy();
+      http.close();
+      throw new Error(
+        `No credentials for QUEUE_PROFILE "${settings.QUEUE_PROFILE}": ${
+          errorText(error)
+        }: add the profile to the shared AWS config files (~/.aws/credentials, ~/.aws/config) or set both keys`,
+      );
+    }
+  }
   const metrics = createMetrics();
   const forwarder = createForwarder({
     queue: createSqsQueue({
@@ -52,6 +68,7 @@ export function startForwarder(
       retryStatuses: settings.FORWARD_RETRY_STATUSES,
       visibilityTimeout: settings.QUEUE_VISIBILITY_TIMEOUT,
       shutdownTimeoutMs: Math.min(settings.HTTP_TIMEOUT_MS + 1000, 25_000),
+      emptyReceivePauseMs: settings.QUEUE_WAIT_TIME_SECONDS === 0 ? 1000 : 0,
     },
   });
   const server = settings.FORWARDER_METRICS_PORT === undefined
@@ -59,11 +76,12 @@ export function startForwarder(
     : serveApp(createMetricsApp({ metrics, log }), {
       hostname: settings.FORWARDER_METRICS_HOST,
       port: settings.FORWARDER_METRICS_PORT,
+      portSetting: "FORWARDER_METRICS_PORT",
       log,
       name: "forwarder metrics",
     });
   const running = forwarder.run();
-  return Promise.resolve({
+  return {
     async stop() {
       await forwarder.stop();
       await running;
@@ -71,5 +89,5 @@ export function startForwarder(
       client.destroy();
       http.close();
     },
-  });
+  };
 }

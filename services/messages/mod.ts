@@ -5,7 +5,7 @@
  */
 import { listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole } from "../../lib/role.ts";
-import { optional, secret, text } from "../../lib/settings.ts";
+import { headerSecret, optional, text } from "../../lib/settings.ts";
 import { errorText } from "../../lib/log.ts";
 import { createMessagesApp } from "./app.ts";
 import type { MessageStore } from "./message_store.ts";
@@ -21,7 +21,7 @@ export const messagesRole = defineRole({
       description: "SQLite database file (:memory: keeps records in memory)",
       default: "./data/messages.sqlite3",
     }),
-    MESSAGES_TOKEN: optional(secret({
+    MESSAGES_TOKEN: optional(headerSecret({
       description:
         "Bearer token required to create, update and delete (reads stay open)",
     })),
@@ -44,6 +44,7 @@ export const messagesRole = defineRole({
       const server = serveApp(app, {
         hostname: settings.MESSAGES_HOST,
         port: settings.MESSAGES_PORT,
+        portSetting: "MESSAGES_PORT",
         log,
         name: "messages",
       });

@@ -8,8 +8,8 @@ import { listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole, type RoleDescriptor } from "../../lib/role.ts";
 import {
   durationMs,
+  headerSecret,
   optional,
-  secret,
   type SettingsOf,
   url,
 } from "../../lib/settings.ts";
@@ -20,7 +20,7 @@ import { tokenFileSetting } from "./token_file_setting.ts";
 /** Every setting of the notifier role. */
 export const notifierSettings = {
   ...listenSettings("NOTIFIER", 8004),
-  PUSHBULLET_TOKEN: optional(secret({
+  PUSHBULLET_TOKEN: optional(headerSecret({
     description:
       "Pushbullet access token (or set PUSHBULLET_CONFIG); wins when both are set",
   })),
@@ -81,6 +81,7 @@ export const notifierRole: RoleDescriptor = defineRole({
     const server = serveApp(createNotifierApp({ push, log }), {
       hostname: settings.NOTIFIER_HOST,
       port: settings.NOTIFIER_PORT,
+      portSetting: "NOTIFIER_PORT",
       log,
       name: "notifier",
     });

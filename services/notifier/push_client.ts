@@ -4,6 +4,7 @@
  * @module
  */
 import { deadline } from "../../lib/deadline.ts";
+import { errorText } from "../../lib/log.ts";
 import { PushError } from "./push_error.ts";
 
 /** A note sent to the push API. */
@@ -39,7 +40,8 @@ export interface PushClientOptions {
 
 /**
  * Returns a {@linkcode PushClient} posting notes to `{baseUrl}/v2/pushes` as JSON
- * `{"type": "note", "title", "body"}` with HTTP Basic authentication.
+ * `{"type": "note", "title", "body"}` with HTTP Basic authentication (the spec's
+ * scheme) and the `Access-Token` header (the one Pushbullet documents today).
  *
  * Error messages name the status or the reason, never the token.
  *
@@ -64,7 +66,9 @@ export function createPushClient(options: PushClientOptions): PushClient {
         const response = await fetchFn(endpoint, {
           method: "POST",
           headers: {
+            // The spec's HTTP Basic, and the header Pushbullet's current docs show.
             authorization,
+            "access-token": options.token,
             "content-type": "application/json",
             accept: "application/json",
           },
@@ -105,9 +109,7 @@ export function createPushClient(options: PushClientOptions): PushClient {
         }
         throw new PushError(
           "network",
-          `Push API unreachable: ${
-            error instanceof Error ? error.message : String(error)
-          }`,
+          `Push API unreachable: ${errorText(error)}`,
           { cause: error },
         );
       } finally {

@@ -68,7 +68,8 @@ const ASSIGNMENT = /^\s*["']?([\w.-]+)["']?\s*[=:]\s*(.*?)\s*$/;
 const TOKEN_NAME = /token|api_?key/i;
 
 /**
- * Extracts the token from a token file's content: the token alone, a JSON object
+ * Extracts the token from a token file's content, less its comment lines (`#` or
+ * `;` first) and a trailing ` # comment`: the token alone, a JSON object
  * with a `token`, `access_token` or `accessToken` member, or a line
  * `NAME=token` / `NAME: token` whose name contains `token` or `api_key`
  * (`PUSHBULLET_TOKEN=o.abc`, `access_token: "o.abc"`).
@@ -81,17 +82,25 @@ export function tokenFromFile(
   content: string,
   hint = "write the token in it",
 ): string {
-  const trimmed = content.trim();
+  const trimmed = withoutComments(content).trim();
   if (trimmed === "") throw new Error(`the file is empty: ${hint}`);
   const token = trimmed.startsWith("{")
     ? tokenFromJson(trimmed, hint)
     : tokenFromAssignment(trimmed, hint) ?? trimmed;
-  if (/\s/.test(token)) {
+  // A token travels in an HTTP header: printable ASCII, no blanks.
+  if (!/^[\x21-\x7e]+$/.test(token)) {
     throw new Error(
-      "expected the token alone (no blanks inside), a NAME=token line or a JSON object with a token member",
+      "expected the token alone (printable ASCII, no blanks inside), a NAME=token line or a JSON object with a token member",
     );
   }
   return token;
+}
+
+/** The content less its comment lines (`#` or `;` first) and a BOM. */
+function withoutComments(content: string): string {
+  return content.replace(/^\uFEFF/, "").split(/\r?\n/)
+    .filter((line) => !/^\s*[#;]/.test(line))
+    .join("\n");
 }
 
 function tokenFromJson(text: string, hint: string): string {
@@ -116,7 +125,9 @@ function tokenFromAssignment(text: string, hint: string): string | undefined {
   for (const line of text.split(/\r?\n/)) {
     const [, name, value] = ASSIGNMENT.exec(line) ?? [];
     if (name === undefined || !TOKEN_NAME.test(name)) continue;
-    const token = value!.replace(/^(["'])(.*)\1$/, "$2").trim();
+    const quoted = /^(["'])(.*?)\1(\s+#.*)?$/.exec(value!);
+    // An unquoted value ends where a ` # comment` starts.
+    const token = (quoted ? quoted[2]! : value!.replace(/\s+#.*$/, "")).trim();
     if (token === "") throw new Error(`the token line is empty: ${hint}`);
     return token;
   }

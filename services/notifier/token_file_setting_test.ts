@@ -23,6 +23,31 @@ Deno.test("tokenFromFile() reads the value of a NAME=token line", () => {
   assert.equal(tokenFromFile("device=phone\ntoken=o.second"), "o.second");
 });
 
+Deno.test("tokenFromFile() skips comment lines and a trailing comment", () => {
+  assert.equal(
+    tokenFromFile("# my Pushbullet token\no.commented\n"),
+    "o.commented",
+  );
+  assert.equal(tokenFromFile("; ini comment\r\no.semi"), "o.semi");
+  assert.equal(
+    tokenFromFile("API_KEY=o.apikey # from the web site"),
+    "o.apikey",
+  );
+  assert.equal(tokenFromFile("token='o.#hash' # kept in quotes"), "o.#hash");
+  assert.throws(() => tokenFromFile("# only a comment\n"), /file is empty/);
+});
+
+Deno.test("tokenFromFile() rejects a token an HTTP header cannot carry", () => {
+  for (const content of ["o.pässwörd", "token=ключ"]) {
+    assert.throws(
+      () => tokenFromFile(content),
+      (error: Error) =>
+        /printable ASCII/.test(error.message) &&
+        !error.message.includes(content),
+    );
+  }
+});
+
 Deno.test("tokenFromFile() appends the hint when the file holds no token", () => {
   assert.throws(
     () => tokenFromFile(" \n", "set X"),

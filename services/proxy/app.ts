@@ -114,7 +114,12 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     // Hono decodes %XX in paths before routing: any "%" might spell /healthz.
     const url = request.url;
     if (healthz && (url.includes("/healthz") || url.includes("%"))) {
-      return await app.fetch(request);
+      const response = await app.fetch(request);
+      // Every answer carries the CORS header, the health check's too.
+      if (!response.headers.has("access-control-allow-origin")) {
+        response.headers.set("access-control-allow-origin", allowOrigin);
+      }
+      return response;
     }
     try {
       return await handle(request);

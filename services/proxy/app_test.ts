@@ -107,6 +107,7 @@ Deno.test("createProxyApp() answers /healthz unless a route has that name", asyn
   const own = setup();
   const response = await own.app.request("/healthz");
   assert.deepEqual(await response.json(), { status: "ok" });
+  assert.equal(response.headers.get("access-control-allow-origin"), "*");
   assert.equal(own.calls.length, 0);
 
   const shadowed = setup(() => new Response("remote health"), {

@@ -43,6 +43,7 @@ export const proxyRole = defineRole({
     const server = serveApp(app, {
       hostname: settings.PROXY_HOST,
       port: settings.PROXY_PORT,
+      portSetting: "PROXY_PORT",
       log,
       name: "proxy",
     });

@@ -62,7 +62,10 @@ export function resolveTarget(
   const rest = end < 1 ? "" : path.slice(end);
   const problem = escapeProblem(rest);
   if (problem) return { kind: "rejected", route, path, reason: problem };
-  const joined = `${route.origin}${route.prefix + rest || "/"}${query}`;
+  // Nothing after the name: the base URL as registered (a trailing slash kept).
+  const joined = `${route.origin}${
+    rest === "" ? new URL(route.base).pathname : route.prefix + rest
+  }${query}`;
   const parsed = keptBase(route, joined);
   if (!parsed) {
     const reason = "it leaves the registered base URL";

@@ -32,7 +32,8 @@ Deno.test("resolveTarget() joins base URL, rest of path and query", async (t) =>
     ],
     ["/api/x#fragment", "https://remote.example/base/x"],
     ["/apix/y", "http://other.example:8080/x/y"],
-    ["/apix", "http://other.example:8080/x"],
+    ["/apix", "http://other.example:8080/x/"],
+    ["/apix?q=1", "http://other.example:8080/x/?q=1"],
     ["/root", "http://root.example/"],
     ["/root/a", "http://root.example/a"],
   ];

@@ -13,8 +13,8 @@ import {
 } from "../../lib/role.ts";
 import {
   boolean,
+  headerSecret,
   optional,
-  secret,
   type SettingsOf,
   url,
 } from "../../lib/settings.ts";
@@ -25,7 +25,7 @@ import { createBrowserOpener } from "./open_browser.ts";
 /** Settings of the `table` role. */
 export const tableSettings = {
   API_URL: url({ description: "URL of the data API the table shows" }),
-  API_KEY: optional(secret({
+  API_KEY: optional(headerSecret({
     description:
       "Bearer token sent to the data API (never sent to the browser)",
   })),
@@ -56,6 +56,7 @@ export function startTable(
   const server = serveApp(createTableApp({ loadTable, log }), {
     hostname: settings.TABLE_HOST,
     port: settings.TABLE_PORT,
+    portSetting: "TABLE_PORT",
     log,
     name: "table",
   });

@@ -71,6 +71,7 @@ export async function main(options: MainOptions): Promise<number> {
     : DEMO_ROLES.map((name) => ({ name, args: [] as string[] }));
   let generatedToken: string | undefined;
   if (command.roles.length === 0) ({ env, generatedToken } = demoEnv(env));
+  problems.push(...flagProblems(command.flags, requests, options.roles));
 
   let logging;
   try {
@@ -153,10 +154,41 @@ export async function main(options: MainOptions): Promise<number> {
   return 0;
 }
 
+/** A flag given without a role that reads it (`--once` without `collector`). */
+function flagProblems(
+  flags: ReadonlySet<string>,
+  requests: readonly { name: string }[],
+  roles: readonly RoleDescriptor[],
+): string[] {
+  const named = roles.filter((role) =>
+    requests.some((request) => request.name === role.name)
+  );
+  return [...flags]
+    .filter((flag) => !named.some((role) => role.flags.includes(flag)))
+    .map((flag) => {
+      const owners = roles.filter((role) => role.flags.includes(flag))
+        .map((role) => role.name);
+      return `Option "--${flag}" applies to ${
+        owners.join(", ")
+      } only: name that role (deno task start ${owners[0]} --${flag})`;
+    });
+}
+
+/**
+ * Resolves at the first SIGINT/SIGTERM; a second one (a user pressing Ctrl-C again)
+ * ends the process at once with exit code 1, without waiting for the roles to stop.
+ */
 function signalPromise(): Promise<string> {
   return new Promise((resolve) => {
+    let received = 0;
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
-      Deno.addSignalListener(signal, () => resolve(signal));
+      Deno.addSignalListener(signal, () => {
+        if (received++ === 0) return resolve(signal);
+        createLog("main").warn(
+          `Received ${signal} again: exiting now, without waiting for the roles to stop`,
+        );
+        Deno.exit(1);
+      });
     }
   });
 }

@@ -76,8 +76,9 @@ export function raceSignal<T>(
 
 /**
  * Runs `work` with a signal that aborts after `ms` or when `parent` aborts. When the
- * time limit is what stopped it, the rejection is `new Error(timeoutMessage)` with the
- * original error as its cause; any other outcome passes through unchanged.
+ * time limit is what stopped it, the rejection is `new Error(timeoutMessage)`, with the
+ * original error as its cause unless that is only the time-out itself; any other
+ * outcome passes through unchanged.
  *
  * @example
  * ```ts
@@ -95,7 +96,11 @@ export async function withDeadline<T>(
   try {
     return await work(limit.signal);
   } catch (error) {
-    if (limit.expired()) throw new Error(timeoutMessage, { cause: error });
+    if (limit.expired()) {
+      throw error === limit.signal.reason
+        ? new Error(timeoutMessage)
+        : new Error(timeoutMessage, { cause: error });
+    }
     throw error;
   } finally {
     limit.clear();

@@ -6,12 +6,27 @@ const never = (signal: AbortSignal) =>
     signal.addEventListener("abort", () => reject(signal.reason))
   );
 
-Deno.test("withDeadline() rejects with the time-out message, the abort as cause", async () => {
+Deno.test("withDeadline() rejects with the time-out message alone", async () => {
   await assert.rejects(
     withDeadline(20, undefined, never, "No reply within 20 ms"),
     (error: Error) => {
       assert.equal(error.message, "No reply within 20 ms");
-      assert.ok(error.cause instanceof Error);
+      assert.equal(error.cause, undefined);
+      return true;
+    },
+  );
+});
+
+Deno.test("withDeadline() keeps another error of the timed-out work as cause", async () => {
+  const wrapped = (signal: AbortSignal) =>
+    never(signal).catch((reason) => {
+      throw new Error("socket closed", { cause: reason });
+    });
+  await assert.rejects(
+    withDeadline(20, undefined, wrapped, "No reply within 20 ms"),
+    (error: Error) => {
+      assert.equal(error.message, "No reply within 20 ms");
+      assert.equal((error.cause as Error).message, "socket closed");
       return true;
     },
   );

@@ -9,11 +9,10 @@ import type { Schema } from "./settings.ts";
 function settingLines(schema: Schema): string[] {
   const width = Math.max(0, ...Object.keys(schema).map((name) => name.length));
   return Object.entries(schema).map(([name, setting]) => {
-    const shown = setting.required
-      ? "required"
-      : setting.defaultText === undefined || setting.secret
-      ? "optional"
-      : `default ${setting.defaultText}`;
+    const shown = setting.required ? "required" : setting.requirement ??
+      (setting.defaultText === undefined || setting.secret
+        ? "optional"
+        : `default ${setting.defaultText}`);
     return `    ${name.padEnd(width)}  ${setting.description} (${shown})`;
   });
 }

@@ -45,6 +45,8 @@ export interface RoleDescriptor {
   readonly usage?: string;
   /** How many positional arguments the role takes. */
   readonly maxArgs: number;
+  /** Command-line flags the role reads (`once` for `--once`). */
+  readonly flags: readonly string[];
   /** Every environment variable the role reads. */
   readonly settings: Schema;
   /**
@@ -68,6 +70,8 @@ export interface RoleDefinition<S extends Schema> {
   settings: S;
   /** How many positional arguments the role takes. @default 0 */
   maxArgs?: number;
+  /** Command-line flags the role reads (`once` for `--once`). @default none */
+  flags?: readonly string[];
   /**
    * Maps positional arguments to environment overrides before parsing
    * (`table 3838 0.0.0.0 false` sets `TABLE_PORT`, `TABLE_HOST`, `TABLE_OPEN_BROWSER`).
@@ -111,6 +115,7 @@ export function defineRole<S extends Schema>(
     summary: definition.summary,
     usage: definition.usage,
     maxArgs: definition.maxArgs ?? 0,
+    flags: definition.flags ?? [],
     settings: definition.settings,
     prepare(context) {
       const extra = context.args.slice(definition.maxArgs ?? 0);

@@ -23,6 +23,11 @@ export interface Setting<T> {
   /** Secrets are never quoted in error messages. */
   readonly secret: boolean;
   /**
+   * When it is needed, for a rule across variables that `--help` shows in place of
+   * "optional" (`required unless QUEUE_PROFILE is set`).
+   */
+  readonly requirement?: string;
+  /**
    * Turns the raw value into `T`. `raw` is `undefined` when the variable is unset or
    * empty. Throws an `Error` whose message says what was expected.
    */
@@ -130,6 +135,8 @@ export interface SettingOptions<T> {
   default?: T;
   /** Hide the value from messages and `--help`. @default false */
   secret?: boolean;
+  /** See {@linkcode Setting.requirement}. */
+  requirement?: string;
 }
 
 /**
@@ -153,6 +160,7 @@ export function custom<T>(
     defaultText: hasDefault ? show(options.default as T) : undefined,
     required: !hasDefault,
     secret: options.secret ?? false,
+    requirement: options.requirement,
     read(raw) {
       if (raw === undefined) {
         if (hasDefault) return options.default as T;
@@ -400,7 +408,7 @@ export function list(options: SettingOptions<string[]>): Setting<string[]> {
     options,
     (raw) =>
       raw.split(",").map((item) => item.trim()).filter((item) => item !== ""),
-    (v) => v.length === 0 ? "(empty)" : v.join(","),
+    (v) => v.length === 0 ? "none" : v.join(","),
   );
 }
 

@@ -4,7 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { startStore } from "../services/collector/_store_stand_in.ts";
-import { startWeatherStandIn } from "../services/collector/_weather_stand_in.ts";
+import {
+  FORECAST_REPLY,
+  startWeatherStandIn,
+} from "../services/collector/_weather_stand_in.ts";
 import { requireBinary, startMain } from "./_helpers.ts";
 import { startInfluxd } from "./_influxd.ts";
 
@@ -179,9 +182,18 @@ Deno.test("collector --once posts v2 writes with the token, skips a non-200 repl
       },
     );
 
+    // The literal commas of the documented query, not %2C.
+    assert.ok(
+      weather.targets.includes(
+        "/data/3.0/onecall?lat=40.4165&lon=-3.7026&appid=k3y&exclude=minutely,hourly,daily,alerts",
+      ),
+      weather.targets.join("\n"),
+    );
+
+    // Nothing written: --once says so with its exit code.
     store.statuses.push(400);
     const refused = startMain(["collector", "--once"], { env });
-    assert.equal(await refused.exited(), 0);
+    assert.equal(await refused.exited(), 1);
     assert.match(
       refused.stderr.join("\n"),
       /^\d\d\/\d\d\/\d{4} \d\d:\d\d:\d\d \[ERROR\] Time-series store refused 5 points, dropped: 400 failure 400$/m,
@@ -192,7 +204,33 @@ Deno.test("collector --once posts v2 writes with the token, skips a non-200 repl
   }
 });
 
-Deno.test("collector keeps at most TSDB_BUFFER_LIMIT points, retries a 503 and writes the newest", async () => {
+Deno.test("collector --once writes a pass larger than TSDB_BUFFER_LIMIT to a healthy store and exits 0", async () => {
+  const store = startStore();
+  const weather = startWeatherStandIn();
+  try {
+    const main = startMain(["collector", "--once"], {
+      env: {
+        TSDB_HOST: "127.0.0.1",
+        TSDB_PORT: String(store.port),
+        TSDB_BUFFER_LIMIT: "3",
+        WEATHER_BASE_URL: weather.url,
+        WEATHER_API_KEY: "k3y",
+        PRESSURE_SENSOR: "none",
+      },
+    });
+    assert.equal(await main.exited(), 0, main.stderr.join("\n"));
+    assert.deepEqual(
+      main.stderr.filter((line) => line.includes("[WARNING]")),
+      [],
+    );
+    assert.equal(store.lines().length, 8);
+  } finally {
+    await weather.close();
+    await store.close();
+  }
+});
+
+Deno.test("collector keeps at most TSDB_BUFFER_LIMIT points after a 503, writes the newest and exits 1", async () => {
   const store = startStore();
   const weather = startWeatherStandIn();
   try {
@@ -207,20 +245,193 @@ Deno.test("collector keeps at most TSDB_BUFFER_LIMIT points, retries a 503 and w
         PRESSURE_SENSOR: "none",
       },
     });
-    assert.equal(await main.exited(), 0);
+    assert.equal(await main.exited(), 1);
     const warnings = main.stderr.filter((line) => line.includes("[WARNING]"));
     assert.match(
       warnings[0]!,
-      /\[WARNING\] Time-series buffer full \(3 points\): dropped the 5 oldest$/,
+      /\[WARNING\] Time-series store http:\/\/127\.0\.0\.1:\d+\/write\?db=home&precision=ms unavailable: 503 failure 503; keeping 3 points for retry$/,
     );
     assert.match(
       warnings[1]!,
-      /\[WARNING\] Time-series store http:\/\/127\.0\.0\.1:\d+\/write\?db=home&precision=ms unavailable: 503 failure 503; keeping 3 points for retry$/,
+      /\[WARNING\] Time-series buffer full \(3 points\): dropped the 5 oldest$/,
     );
     assert.equal(store.requests.length, 2);
     assert.deepEqual(
       store.lines().map((line) => line.split(" ").at(-1)),
       ["1700010800000", "1700021600000", "1700032400000"],
+    );
+  } finally {
+    await weather.close();
+    await store.close();
+  }
+});
+
+Deno.test("collector --once exits 1 when the store stays unreachable", async () => {
+  const store = startStore();
+  await store.close();
+  const weather = startWeatherStandIn();
+  try {
+    // Only the UV index reply is usable: one point.
+    weather.replies.set("/data/2.5/weather", { status: 503 });
+    weather.replies.set("/data/2.5/forecast", { status: 503 });
+    const main = startMain(["collector", "--once"], {
+      env: {
+        TSDB_HOST: "127.0.0.1",
+        TSDB_PORT: String(store.port),
+        PRESSURE_SENSOR: "none",
+        WEATHER_API_KEY: "k3y",
+        WEATHER_BASE_URL: weather.url,
+      },
+    });
+    assert.equal(await main.exited(), 1);
+    const output = main.stderr.join("\n");
+    assert.match(
+      output,
+      /\[WARNING\] Time-series store .* unavailable: .*; keeping 1 point for retry$/m,
+    );
+    assert.match(
+      output,
+      /\[ERROR\] 1 point not written to the time-series store: /,
+    );
+  } finally {
+    await weather.close();
+  }
+});
+
+Deno.test("collector checks COLLECTOR_SCHEDULE as Deno.cron does", async () => {
+  const refused = ["99 * * * *", "*/0 * * * *", "0 25 * * *", "* * * * 8"];
+  const runs = refused.map((schedule) =>
+    startMain(["collector"], {
+      env: { TSDB_HOST: "127.0.0.1", COLLECTOR_SCHEDULE: schedule },
+    })
+  );
+  for (const [index, main] of runs.entries()) {
+    assert.equal(await main.exited(), 2, main.stderr.join("\n"));
+    assert.match(
+      main.stderr.join("\n"),
+      new RegExp(
+        `^collector: Invalid COLLECTOR_SCHEDULE "${
+          refused[index]!.replaceAll("*", "\\*")
+        }": expected a five-field cron expression such as "\\*/5 \\* \\* \\* \\*": .+ field`,
+        "m",
+      ),
+    );
+  }
+  const store = startStore();
+  try {
+    for (const schedule of ["0 0 * * MON", "* * * JAN *"]) {
+      const main = startMain(["collector"], {
+        env: {
+          TSDB_HOST: "127.0.0.1",
+          TSDB_PORT: String(store.port),
+          PRESSURE_SENSOR: "none",
+          COLLECTOR_SCHEDULE: schedule,
+        },
+      });
+      // The first pass runs after the schedule is registered.
+      await main.waitFor(/\[ERROR\] Outdoor step failed: WEATHER_API_KEY/);
+      assert.equal(await main.stop("SIGTERM"), 0, main.stderr.join("\n"));
+      assert.match(
+        main.stderr.join("\n"),
+        new RegExp(
+          `collector started: schedule "${schedule.replaceAll("*", "\\*")}"`,
+        ),
+      );
+    }
+  } finally {
+    await store.close();
+  }
+});
+
+Deno.test("collector refuses WEATHER_LAT and WEATHER_LON out of range, and hides a TSDB_HOST password", async () => {
+  const main = startMain(["collector", "--once"], {
+    env: {
+      TSDB_HOST: "http://u:pw9secret@bad host:80",
+      WEATHER_LAT: "999",
+      WEATHER_LON: "-181",
+    },
+  });
+  assert.equal(await main.exited(), 2);
+  const output = main.stderr.join("\n");
+  assert.ok(!output.includes("pw9secret"), output);
+  assert.match(
+    output,
+    /^collector: Invalid WEATHER_LAT "999": expected a latitude from -90 to 90$/m,
+  );
+  assert.match(
+    output,
+    /^collector: Invalid WEATHER_LON "-181": expected a longitude from -180 to 180$/m,
+  );
+  assert.match(
+    output,
+    /^collector: Invalid TSDB_HOST: "http:\/\/u:\*\*\*@bad host:80" is not a host name or an http\(s\) base URL$/m,
+  );
+});
+
+Deno.test("collector --once skips a malformed forecast entry alone, naming it", async () => {
+  const store = startStore();
+  const weather = startWeatherStandIn();
+  try {
+    const [first, second, third] = FORECAST_REPLY.list;
+    const { pressure: _, ...main } = second!.main;
+    weather.replies.set("/data/2.5/forecast", {
+      body: { ...FORECAST_REPLY, list: [first, { ...second, main }, third] },
+    });
+    const collector = startMain(["collector", "--once"], {
+      env: {
+        TSDB_HOST: "127.0.0.1",
+        TSDB_PORT: String(store.port),
+        WEATHER_BASE_URL: weather.url,
+        WEATHER_API_KEY: "k3y",
+        PRESSURE_SENSOR: "none",
+      },
+    });
+    assert.equal(await collector.exited(), 0);
+    assert.deepEqual(
+      collector.stderr.filter((line) => line.includes("[ERROR] Outdoor")).map((
+        line,
+      ) => line.replace(/^.*\[ERROR\] /, "")),
+      ['Outdoor step: forecast entry 1 skipped: no number at "main.pressure"'],
+    );
+    assert.deepEqual(
+      store.lines().filter((line) => line.startsWith("home_weather_forecast"))
+        .map((line) => line.split(" ").at(-1)),
+      ["1700010800000", "1700032400000"],
+    );
+  } finally {
+    await weather.close();
+    await store.close();
+  }
+});
+
+Deno.test("collector stopped during a slow weather call logs no ERROR and exits 0", async () => {
+  const store = startStore();
+  const weather = startWeatherStandIn();
+  try {
+    weather.replies.set("/data/2.5/forecast", { body: {}, delayMs: 30_000 });
+    const main = startMain(["collector"], {
+      env: {
+        TSDB_HOST: "127.0.0.1",
+        TSDB_PORT: String(store.port),
+        WEATHER_BASE_URL: weather.url,
+        WEATHER_API_KEY: "k3y",
+        WEATHER_TIMEOUT_MS: "60000",
+        PRESSURE_SENSOR: "none",
+      },
+    });
+    await main.waitFor(/collector started/);
+    while (!weather.requests.some((r) => r.path === "/data/2.5/forecast")) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(await main.stop("SIGTERM"), 0);
+    // The one ERROR is the missing thermometer's, logged before the stop.
+    assert.deepEqual(
+      main.stderr.filter((line) => line.includes("[ERROR]")).map((line) =>
+        line.replace(/^.*\[ERROR\] /, "")
+      ),
+      [
+        "Indoor step: no temperature reading: TEMPERATURE_SENSOR is not set: set the BLE address of the thermometer",
+      ],
     );
   } finally {
     await weather.close();

@@ -30,9 +30,7 @@ Deno.test(".env.example lists every setting with its default", () => {
     const line = envExample.split("\n").find((l) => l.startsWith(`${name}=`));
     assert.ok(line !== undefined, `${name} has a default but is commented out`);
     const value = line.slice(name.length + 1);
-    const expected = setting.defaultText === "(empty)"
-      ? ""
-      : setting.defaultText;
+    const expected = setting.defaultText === "none" ? "" : setting.defaultText;
     assert.equal(value, expected, `default of ${name}`);
   }
 });

@@ -51,6 +51,42 @@ Deno.test("an unknown role and a bad setting stop start-up with exit 2, one line
   ]);
 });
 
+Deno.test("a misspelt second role, --once without the collector, a bad host: exit 2", async () => {
+  const child = startMain(["messages", "proxxy", "--once"], {
+    env: { MESSAGES_HOST: "127.0.0.1:8001" },
+  });
+  assert.equal(await child.exited(), 2);
+  assert.deepEqual(child.stderr.filter((line) => line.trim() !== ""), [
+    'Unknown role "proxxy", or an argument too many: messages takes no arguments (roles: forwarder, messages, proxy, data-api, table, collector, reader, notifier)',
+    'Option "--once" applies to collector only: name that role (deno task start collector --once)',
+    'messages: Invalid MESSAGES_HOST "127.0.0.1:8001": expected an IP address or a host name, without scheme, port or path',
+    "Run with --help to see every role and setting.",
+  ]);
+});
+
+Deno.test("a port in use: exit 1 with a line naming the address and the setting", async () => {
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = taken.addr as Deno.NetAddr;
+  try {
+    const child = startMain(["data-api"], {
+      env: {
+        DATA_API_TOKEN: "t0ken",
+        DATA_API_HOST: "127.0.0.1",
+        DATA_API_PORT: String(port),
+      },
+    });
+    assert.equal(await child.exited(), 1);
+    assert.match(
+      child.stderr.join("\n"),
+      new RegExp(
+        `\\[ERROR\\] Cannot start data-api: cannot listen on 127\\.0\\.0\\.1:${port}: .*: stop what uses it or set DATA_API_PORT to a free port`,
+      ),
+    );
+  } finally {
+    taken.close();
+  }
+});
+
 Deno.test(".env is found walking up, the environment wins, --env-file replaces it", async () => {
   const root = await Deno.makeTempDir({ prefix: "homewire-dotenv-" });
   const cwd = join(root, "deep", "er");
@@ -132,4 +168,46 @@ Deno.test("LOG_FORMAT=json writes one JSON object per line", async () => {
   assert.equal(record.level, "INFO");
   assert.match(record.message, /^messages listening on /);
   assert.equal(await child.stop(), 0);
+});
+
+Deno.test("a second signal ends the process at once with exit code 1", async () => {
+  // A remote that never answers keeps a proxied request in flight, so the first
+  // SIGTERM waits for it (up to 10 s).
+  const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of silent) held.push(conn);
+  })().catch(() => {});
+  const main = startMain(["proxy"], {
+    env: {
+      PROXY_HOST: "127.0.0.1",
+      PROXY_PORT: "0",
+      PROXY_ROUTES: `silent=http://127.0.0.1:${
+        (silent.addr as Deno.NetAddr).port
+      }`,
+    },
+  });
+  try {
+    const line = await main.waitFor(/proxy listening on http:\/\/\S+/);
+    const url = /http:\/\/\S+/.exec(line)![0];
+    const pending = fetch(`${url}/silent/x`).then((r) => r.body?.cancel())
+      .catch(() => {});
+    while (held.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    main.child.kill("SIGTERM");
+    await main.waitFor(/Received SIGTERM: stopping/);
+    // Exit code 1, not the 0 of a stop that waited for the request.
+    assert.equal(await main.stop("SIGINT"), 1);
+    assert.match(
+      main.stderr.join("\n"),
+      /\[WARNING\] Received SIGINT again: exiting now/,
+    );
+    await pending;
+  } finally {
+    await main.stop();
+    silent.close();
+    for (const conn of held) conn.close();
+    await accepting;
+  }
 });

@@ -101,6 +101,25 @@ Deno.test("main.ts notifier sends notes to the push API", async (t) => {
       },
     );
 
+    await t.step("an encoded dot segment is text, not a step up", async () => {
+      // fetch would resolve %2e%2e itself: a raw request, as curl sends it.
+      const conn = await Deno.connect({
+        hostname: "127.0.0.1",
+        port: Number(new URL(base).port),
+      });
+      await conn.write(
+        new TextEncoder().encode(
+          "GET /note/%2e%2e/B HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
+        ),
+      );
+      const answer = await new Response(conn.readable).text();
+      assert.match(answer, /^HTTP\/1\.1 200 /);
+      assert.deepEqual(
+        (api.seen.at(-1)?.body as { title: string }).title,
+        "..",
+      );
+    });
+
     await t.step(
       "malformed encoding answers 400 without calling the push API",
       async () => {

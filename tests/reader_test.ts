@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { linuxHasNoAdapter } from "../services/reader/_adapter_state.ts";
 import { startMain } from "./_helpers.ts";
 
 const ADDRESS = "AA:BB:CC:DD:EE:FF";
@@ -69,4 +70,21 @@ Deno.test("reader ends with a clear outcome within its time-out when no thermome
       reader.stderr.join("\n"),
     );
   }
+});
+
+Deno.test({
+  name:
+    "reader on a machine without a Bluetooth adapter says so, not that it is powered off",
+  ignore: !(await linuxHasNoAdapter("/sys/class/bluetooth")),
+  async fn() {
+    const reader = startMain(["reader", ADDRESS]);
+    assert.equal(await reader.exited(), 1);
+    assert.deepEqual(reader.stdout, []);
+    const errors = reader.stderr.filter((line) => line.includes("[ERROR]"));
+    assert.equal(errors.length, 1, reader.stderr.join("\n"));
+    assert.match(
+      errors[0]!,
+      /\[ERROR\] Cannot read the thermometer AA:BB:CC:DD:EE:FF: Bluetooth is unavailable: no Bluetooth adapter found in \/sys\/class\/bluetooth \(adapter state "unsupported"\)$/,
+    );
+  },
 });

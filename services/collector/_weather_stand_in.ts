@@ -23,6 +23,8 @@ export interface WeatherStandIn {
   readonly url: string;
   /** Requests received: path and query parameters. */
   readonly requests: { path: string; query: Record<string, string> }[];
+  /** The request targets as sent (path and query, with its escapes). */
+  readonly targets: string[];
   /** Replies by path, changeable between passes. */
   readonly replies: Map<string, StandInReply>;
   /** Stops the server (pending slow replies end at once). */
@@ -103,12 +105,14 @@ const DEFAULTS: Record<string, unknown> = {
 /** Starts the stand-in on a free port of 127.0.0.1. */
 export function startWeatherStandIn(): WeatherStandIn {
   const requests: WeatherStandIn["requests"] = [];
+  const targets: string[] = [];
   const replies = new Map<string, StandInReply>();
   const closing = new AbortController();
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
     async (request) => {
       const url = new URL(request.url);
+      targets.push(url.pathname + url.search);
       requests.push({
         path: url.pathname,
         query: Object.fromEntries(url.searchParams),
@@ -130,6 +134,7 @@ export function startWeatherStandIn(): WeatherStandIn {
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
     requests,
+    targets,
     replies,
     async close() {
       closing.abort();

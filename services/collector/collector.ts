@@ -73,7 +73,9 @@ export function createCollector(options: CollectorOptions): Collector {
       write(samples);
       return samples;
     } catch (error) {
-      log.error(`${name} step failed: ${errorText(error)}`);
+      if (signal?.aborted) {
+        log.debug(`${name} step stopped: ${errorText(error)}`);
+      } else log.error(`${name} step failed: ${errorText(error)}`);
       return [];
     }
   };

@@ -1,26 +1,142 @@
 /**
- * A setting holding a five-field cron expression, as `Deno.cron` takes it.
+ * A setting holding a five-field cron expression, checked the way `Deno.cron` checks
+ * it, so that every value the setting accepts also starts the schedule.
+ *
+ * The rules below were found by trying values on `Deno.cron` (Deno 2): numbers of one
+ * or two digits within the field's range, day of week 1-7 (0 is refused), month and
+ * day names of three letters in any case, ranges in either order (a wrapping range
+ * such as `FRI-MON` is allowed), steps from 1 to one less than the number of values of
+ * the field, lists of these, and the extensions `L`, `LW`, `L-n`, `nW` (day of month)
+ * and `L`, `nL`, `n#k` (day of week) as a whole field.
  *
  * @module
  */
 import type { Setting, SettingOptions } from "../../lib/settings.ts";
 
-const ITEM = String.raw`(\*|\d+(-\d+)?)(/\d+)?`;
-const FIELD = new RegExp(`^${ITEM}(,${ITEM})*$`);
+interface Field {
+  readonly name: string;
+  readonly min: number;
+  readonly max: number;
+  readonly names?: readonly string[];
+}
+
+const DAYS = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"];
+const MONTHS = [
+  "JAN",
+  "FEB",
+  "MAR",
+  "APR",
+  "MAY",
+  "JUN",
+  "JUL",
+  "AUG",
+  "SEP",
+  "OCT",
+  "NOV",
+  "DEC",
+];
+
+const FIELDS: readonly Field[] = [
+  { name: "minute", min: 0, max: 59 },
+  { name: "hour", min: 0, max: 23 },
+  { name: "day-of-month", min: 1, max: 31 },
+  { name: "month", min: 1, max: 12, names: MONTHS },
+  { name: "day-of-week", min: 1, max: 7, names: DAYS },
+];
+
+const EXAMPLE = 'expected a five-field cron expression such as "*/5 * * * *"';
+
+/** The value of one number or name of `field`, or a problem. */
+function value(text: string, field: Field): number | string {
+  const named = field.names?.indexOf(text.toUpperCase()) ?? -1;
+  if (named >= 0) return named + field.min;
+  if (!/^\d{1,2}$/.test(text)) return `"${text}" is not a number or a name`;
+  const number = Number(text);
+  if (number < field.min || number > field.max) {
+    return `${number} is outside ${field.min}-${field.max}`;
+  }
+  return number;
+}
+
+/** The problem with one list item (`*`, `a`, `a-b`, each with `/step`), if any. */
+function itemProblem(item: string, field: Field): string | undefined {
+  const match = /^([^/-]+)(?:-([^/-]+))?(?:\/(.*))?$/.exec(item);
+  if (!match) return `"${item}" is malformed`;
+  const [, start, end, step] = match;
+  if (start !== "*" || end !== undefined) {
+    for (const part of [start!, end]) {
+      if (part === undefined) continue;
+      const parsed = value(part, field);
+      if (typeof parsed === "string") return parsed;
+    }
+  }
+  if (step !== undefined) {
+    const count = field.max - field.min + 1;
+    if (!/^\d{1,2}$/.test(step) || Number(step) < 1 || Number(step) >= count) {
+      return `step "${step}" is outside 1-${count - 1}`;
+    }
+  }
+  return undefined;
+}
+
+/** Whether `text` is one of the `L`/`W`/`#` forms `Deno.cron` takes as a whole field. */
+function isExtension(text: string, field: Field): boolean {
+  const isValue = (part: string) => typeof value(part, field) === "number";
+  if (field.name === "day-of-month") {
+    if (text === "L" || text === "LW") return true;
+    const last = /^L-(\d{1,2})$/.exec(text);
+    if (last) return Number(last[1]) >= 1 && Number(last[1]) <= 30;
+    const weekday = /^(\d{1,2})W$/.exec(text);
+    return weekday !== null && isValue(weekday[1]!);
+  }
+  if (field.name === "day-of-week") {
+    if (text === "L") return true;
+    const last = /^(\w+)L$/.exec(text);
+    if (last) return isValue(last[1]!);
+    const nth = /^(\w+)#(\d{1,2})$/.exec(text);
+    return nth !== null && isValue(nth[1]!) && Number(nth[2]) >= 1 &&
+      Number(nth[2]) <= 5;
+  }
+  return false;
+}
+
+/**
+ * Why `expression` is not a cron expression `Deno.cron` accepts, or `undefined` when
+ * it is one.
+ *
+ * @example
+ * ```ts
+ * cronProblem("*\/5 * * * *"); // undefined
+ * cronProblem("99 * * * *"); // 'minute field "99": 99 is outside 0-59'
+ * ```
+ */
+export function cronProblem(expression: string): string | undefined {
+  const fields = expression.trim().split(/\s+/);
+  if (fields.length !== 5) return EXAMPLE;
+  for (const [index, text] of fields.entries()) {
+    const field = FIELDS[index]!;
+    if (isExtension(text, field)) continue;
+    for (const item of text.split(",")) {
+      const problem = itemProblem(item, field);
+      if (problem) return `${field.name} field "${text}": ${problem}`;
+    }
+  }
+  return undefined;
+}
 
 /**
  * Whether `expression` is a five-field cron expression (minute, hour, day of month,
- * month, day of week) made of numbers, ranges, steps, lists and `*`.
+ * month, day of week) that `Deno.cron` accepts.
  *
  * @example
  * ```ts
  * isCronExpression("*\/5 * * * *"); // true
+ * isCronExpression("0 0 * * MON"); // true
  * isCronExpression("every 5 minutes"); // false
  * ```
  */
 export function isCronExpression(expression: string): boolean {
-  const fields = expression.trim().split(/\s+/);
-  return fields.length === 5 && fields.every((field) => FIELD.test(field));
+  return cronProblem(expression) === undefined;
 }
 
 /** A cron expression setting, checked at start-up. */
@@ -36,11 +152,9 @@ export function cronSchedule(options: SettingOptions<string>): Setting<string> {
         if (hasDefault) return options.default!;
         throw new Error("missing");
       }
-      if (!isCronExpression(raw)) {
-        throw new Error(
-          'expected a five-field cron expression such as "*/5 * * * *"',
-        );
-      }
+      const problem = cronProblem(raw);
+      if (problem === EXAMPLE) throw new Error(EXAMPLE);
+      if (problem) throw new Error(`${EXAMPLE}: ${problem}`);
       return raw.trim().split(/\s+/).join(" ");
     },
   };

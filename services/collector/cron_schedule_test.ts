@@ -1,28 +1,144 @@
 import assert from "node:assert/strict";
-import { cronSchedule, isCronExpression } from "./cron_schedule.ts";
+import {
+  cronProblem,
+  cronSchedule,
+  isCronExpression,
+} from "./cron_schedule.ts";
 
-Deno.test("isCronExpression() accepts five-field expressions", () => {
-  for (
-    const ok of ["*/5 * * * *", "0 * * * *", "0,30 8-18 * * 1-5", " 1 2 3 4 5 "]
-  ) {
-    assert.equal(isCronExpression(ok), true, ok);
-  }
-  for (
-    const bad of [
-      "*/5 * * *",
-      "every 5 minutes",
-      "",
-      "* * * * * *",
-      "a * * * *",
-    ]
-  ) {
-    assert.equal(isCronExpression(bad), false, bad);
-  }
+/** Values `Deno.cron` (Deno 2) accepts, found by trying them. */
+const ACCEPTED = [
+  "*/5 * * * *",
+  "0 * * * *",
+  "0,30 8-18 * * 1-5",
+  "59 23 31 12 7",
+  "0 0 * * MON",
+  "* * * JAN *",
+  "* * * * mon-fri/2",
+  "* * * jan-DEC/3 *",
+  "* * * * FRI-MON",
+  "5-1 * * * *",
+  "*/59 */23 */30 */11 */6",
+  "0/59 * * * *",
+  "1-5/59 * * * *",
+  "01 00 01 * 07",
+  "*,5 * * * *",
+  "* * L * *",
+  "* * LW * *",
+  "* * L-30 * *",
+  "* * 15W * *",
+  "* * * * L",
+  "* * * * SATL",
+  "* * * * 5#3",
+  "* * * * MON#5",
+];
+
+/** Values `Deno.cron` (Deno 2) refuses with "Invalid cron schedule". */
+const REFUSED = [
+  "99 * * * *",
+  "*/0 * * * *",
+  "0 25 * * *",
+  "* * * * 8",
+  "* * * * 0",
+  "* * 0 * *",
+  "* * 32 * *",
+  "* * * 13 *",
+  "60 * * * *",
+  "0-60 * * * *",
+  "*/60 * * * *",
+  "* */24 * * *",
+  "* * */31 * *",
+  "* * * */12 *",
+  "* * * * */7",
+  "1-5/0 * * * *",
+  "1,,2 * * * *",
+  "* * * * MONDAY",
+  "* * * JANUARY *",
+  "? * * * *",
+  "@daily",
+  "0 0 0 * * *",
+  "-1 * * * *",
+  "*/ * * * *",
+  "*-5 * * * *",
+  "*/5/2 * * * *",
+  "1-2-3 * * * *",
+  "007 * * * *",
+  "L * * * *",
+  "* * L-31 * *",
+  "* * 1,L * *",
+  "* * 32W * *",
+  "* * * * 5#6",
+  "* * * * 5l",
+];
+
+Deno.test("isCronExpression() agrees with Deno.cron", async (t) => {
+  await t.step("on the recorded values", () => {
+    for (const ok of [...ACCEPTED, " 1 2 3 4 5 ", "0  *  * * *"]) {
+      assert.equal(isCronExpression(ok), true, ok);
+    }
+    for (const bad of [...REFUSED, "every 5 minutes", "", "*/5 * * *"]) {
+      assert.equal(isCronExpression(bad), false, bad);
+    }
+  });
+  await t.step({
+    name: "on the running Deno (with --unstable-cron)",
+    ignore: typeof Deno.cron !== "function",
+    fn() {
+      for (const [index, expression] of [...ACCEPTED, ...REFUSED].entries()) {
+        const stop = new AbortController();
+        let accepted = true;
+        try {
+          Deno.cron(
+            `check ${index}`,
+            expression,
+            { signal: stop.signal },
+            () => {},
+          );
+        } catch {
+          accepted = false;
+        } finally {
+          stop.abort();
+        }
+        assert.equal(isCronExpression(expression), accepted, expression);
+      }
+    },
+  });
+});
+
+Deno.test("cronProblem() names the field and what is wrong with it", () => {
+  assert.equal(
+    cronProblem("99 * * * *"),
+    'minute field "99": 99 is outside 0-59',
+  );
+  assert.equal(
+    cronProblem("*/0 * * * *"),
+    'minute field "*/0": step "0" is outside 1-59',
+  );
+  assert.equal(
+    cronProblem("0 25 * * *"),
+    'hour field "25": 25 is outside 0-23',
+  );
+  assert.equal(
+    cronProblem("* * * * 0"),
+    'day-of-week field "0": 0 is outside 1-7',
+  );
+  assert.equal(
+    cronProblem("* * * * MONDAY"),
+    'day-of-week field "MONDAY": "MONDAY" is not a number or a name',
+  );
+  assert.equal(cronProblem("0 0 * * MON"), undefined);
 });
 
 Deno.test("cronSchedule() reads the default, a valid value, and rejects others", () => {
   const setting = cronSchedule({ description: "d", default: "*/5 * * * *" });
   assert.equal(setting.read(undefined), "*/5 * * * *");
   assert.equal(setting.read("0  *  * * *"), "0 * * * *");
-  assert.throws(() => setting.read("soon"), /five-field cron expression/);
+  assert.equal(setting.read("0 0 * * MON"), "0 0 * * MON");
+  assert.throws(
+    () => setting.read("soon"),
+    /^Error: expected a five-field cron expression such as "\*\/5 \* \* \* \*"$/,
+  );
+  assert.throws(
+    () => setting.read("99 * * * *"),
+    /^Error: expected a five-field cron expression such as "\*\/5 \* \* \* \*": minute field "99": 99 is outside 0-59$/,
+  );
 });

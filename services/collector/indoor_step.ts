@@ -46,7 +46,8 @@ export interface IndoorStepOptions {
 /**
  * Builds the indoor step. It writes each reading it obtained: when the thermometer
  * fails, the pressure is still written and the failure logged at ERROR (and the other
- * way round). A read that hangs is abandoned after `timeoutMs + graceMs`.
+ * way round). A read that hangs is abandoned after `timeoutMs + graceMs`. A read cut
+ * short by `signal` (the collector stopping) is logged at DEBUG only.
  */
 export function createIndoorStep(options: IndoorStepOptions): Step {
   const { log, timeoutMs, graceMs = 5000 } = options;
@@ -110,7 +111,12 @@ export function createIndoorStep(options: IndoorStepOptions): Step {
       ]] as const
     ) {
       if (result.status === "fulfilled") samples.push(...result.value);
-      else {
+      else if (signal?.aborted) {
+        // Stopping: the read was cut short on purpose.
+        log.debug(
+          `Indoor step: ${what} read stopped: ${errorText(result.reason)}`,
+        );
+      } else {
         log.error(
           `Indoor step: no ${what} reading: ${errorText(result.reason)}`,
         );

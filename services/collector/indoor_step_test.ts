@@ -136,6 +136,7 @@ Deno.test("createIndoorStep() still writes the temperature when pressure fails",
 });
 
 Deno.test("createIndoorStep() aborts the thermometer when the pass is stopped", async () => {
+  const log = createMemoryLog();
   const stop = new AbortController();
   let aborted = false;
   const indoor = createIndoorStep({
@@ -148,12 +149,18 @@ Deno.test("createIndoorStep() aborts the thermometer when the pass is stopped", 
         });
       }),
     timeoutMs: 60_000,
-    log: createMemoryLog(),
+    log,
   });
   const pass = indoor(time, stop.signal);
   stop.abort();
   assert.deepEqual(await pass, []);
   assert.equal(aborted, true);
+  // A stop is not a failure: DEBUG only.
+  assert.deepEqual(log.at("ERROR"), []);
+  assert.match(
+    log.at("DEBUG").join("\n"),
+    /^Indoor step: temperature read stopped: /m,
+  );
 });
 
 Deno.test("createIndoorStep() abandons a hung scan after the reader's 20 s plus grace", async () => {

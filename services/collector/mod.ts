@@ -14,6 +14,7 @@ export const collectorRole = defineRole({
   summary:
     "Writes indoor sensor and outdoor weather points to InfluxDB every 5 minutes (--once: one pass)",
   usage: "collector [--once]",
+  flags: ["once"],
   settings: collectorSettings,
   // Loaded on start only: the InfluxDB client is not needed by other roles.
   async start(settings, { flags, log }) {

@@ -27,7 +27,9 @@ export interface OutdoorStepOptions {
 
 /**
  * Builds the outdoor step. The calls run together; a call that fails (network,
- * time-out, malformed reply) is logged at ERROR and only its points are skipped.
+ * time-out, malformed reply) is logged at ERROR and only its points are skipped; a
+ * forecast entry without a field it needs is skipped alone, with an ERROR naming it.
+ * A call cut short by `signal` (the collector stopping) is logged at DEBUG only.
  * A reply that is not 200 is logged at WARNING by the client and skipped.
  *
  * @example
@@ -55,12 +57,26 @@ export function createOutdoorStep(options: OutdoorStepOptions): Step {
       }],
       ["forecast", async () => {
         const reply = await weather.forecast(signal);
-        return reply === undefined ? [] : forecastSamples(reply);
+        return reply === undefined
+          ? []
+          : forecastSamples(reply, (index, problem) =>
+            options.log.error(
+              `Outdoor step: forecast entry ${index} skipped: ${problem}`,
+            ));
       }],
     ];
     const results = await Promise.allSettled(calls.map(([, call]) => call()));
     return results.flatMap((result, index) => {
       if (result.status === "fulfilled") return result.value;
+      if (signal?.aborted) {
+        // Stopping: the call was cut short on purpose.
+        options.log.debug(
+          `Outdoor step: ${calls[index]![0]} call stopped: ${
+            errorText(result.reason)
+          }`,
+        );
+        return [];
+      }
       options.log.error(
         `Outdoor step: ${calls[index]![0]} points skipped: ${
           errorText(result.reason)

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createMemoryLog } from "../../lib/log.ts";
-import { startWeatherStandIn } from "./_weather_stand_in.ts";
+import { FORECAST_REPLY, startWeatherStandIn } from "./_weather_stand_in.ts";
 import { createOutdoorStep } from "./outdoor_step.ts";
 import { createWeatherClient } from "./weather_client.ts";
 
@@ -79,6 +79,55 @@ Deno.test("createOutdoorStep() skips only the points of a failed call", async (t
         /^Outdoor step: forecast points skipped: .*timed out/,
       );
     });
+  } finally {
+    await standIn.close();
+  }
+});
+
+Deno.test("createOutdoorStep() skips a malformed forecast entry alone, with an ERROR naming it", async () => {
+  const standIn = startWeatherStandIn();
+  try {
+    const { outdoor, log } = step(standIn.url);
+    const [first, second, third] = FORECAST_REPLY.list;
+    const { pressure: _, ...main } = second!.main;
+    standIn.replies.set("/data/2.5/forecast", {
+      body: { ...FORECAST_REPLY, list: [first, { ...second, main }, third] },
+    });
+    const samples = await outdoor(time);
+    assert.deepEqual(
+      samples.filter((s) => s.measurement === "home_weather_forecast")
+        .map((s) => s.time.getTime() / 1000),
+      [first!.dt, third!.dt],
+    );
+    assert.equal(samples.length, 7);
+    assert.deepEqual(log.at("ERROR"), [
+      'Outdoor step: forecast entry 1 skipped: no number at "main.pressure"',
+    ]);
+  } finally {
+    await standIn.close();
+  }
+});
+
+Deno.test("createOutdoorStep() logs a call cut short by a stop at DEBUG, not ERROR", async () => {
+  const standIn = startWeatherStandIn();
+  try {
+    const { outdoor, log } = step(standIn.url, 10_000);
+    standIn.replies.set("/data/2.5/forecast", { body: {}, delayMs: 5000 });
+    const stopping = new AbortController();
+    const pass = outdoor(time, stopping.signal);
+    while (standIn.requests.length < 3) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    stopping.abort();
+    const samples = await pass;
+    assert.ok(!samples.some((s) => s.measurement === "home_weather_forecast"));
+    assert.deepEqual(log.at("ERROR"), []);
+    assert.ok(
+      log.at("DEBUG").some((line) =>
+        line.startsWith("Outdoor step: forecast call stopped: ")
+      ),
+      log.entries.join("\n"),
+    );
   } finally {
     await standIn.close();
   }

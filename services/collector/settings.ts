@@ -7,6 +7,7 @@
  */
 import {
   choice,
+  custom,
   decimal,
   durationMs,
   headerSecret,
@@ -23,6 +24,21 @@ import { normalizeBluetoothAddress } from "../reader/bluetooth_address.ts";
 import { cronSchedule } from "./cron_schedule.ts";
 import { pressureSettings } from "./pressure/mod.ts";
 import { baseUrl } from "./tsdb_target.ts";
+
+/**
+ * `value` with the password of a `user:password@` part replaced by `***` (the whole
+ * user information when it has no colon), for quoting in messages.
+ */
+export function hideUserinfo(value: string): string {
+  return value.replace(
+    /^([a-z][a-z\d+.-]*:\/\/)?(.*)@/is,
+    (_, scheme: string | undefined, userinfo: string) => {
+      const colon = userinfo.indexOf(":");
+      const user = colon < 0 ? "***" : `${userinfo.slice(0, colon)}:***`;
+      return `${scheme ?? ""}${user}@`;
+    },
+  );
+}
 
 /** Whether `host` is a host name, `host:port`, or an http(s) base URL. */
 function isStoreHost(host: string): boolean {
@@ -64,14 +80,22 @@ export const collectorSettings = {
     default: 3117735,
     min: 1,
   }),
-  WEATHER_LAT: decimal({
-    description: "Latitude for the UV index call",
-    default: 40.4165,
-  }),
-  WEATHER_LON: decimal({
-    description: "Longitude for the UV index call",
-    default: -3.7026,
-  }),
+  WEATHER_LAT: refine(
+    decimal({
+      description: "Latitude for the UV index call",
+      default: 40.4165,
+    }),
+    "a latitude from -90 to 90",
+    (lat) => lat >= -90 && lat <= 90,
+  ),
+  WEATHER_LON: refine(
+    decimal({
+      description: "Longitude for the UV index call",
+      default: -3.7026,
+    }),
+    "a longitude from -180 to 180",
+    (lon) => lon >= -180 && lon <= 180,
+  ),
   WEATHER_UVI_SOURCE: choice(["uvi", "onecall"], {
     description:
       "UV index from /data/2.5/uvi (uvi) or current.uvi of /data/3.0/onecall",
@@ -82,10 +106,21 @@ export const collectorSettings = {
     default: 10_000,
     min: 1,
   }),
-  TSDB_HOST: refine(
-    text({ description: "Host (or base URL) of the time-series store" }),
-    "a host name or an http(s) base URL",
-    isStoreHost,
+  // Secret, so the settings check never quotes the raw value (a base URL may hold a
+  // password): the problem quotes it itself, with the password hidden.
+  TSDB_HOST: custom(
+    {
+      description: "Host (or base URL) of the time-series store",
+      secret: true,
+    },
+    (host) => {
+      if (!isStoreHost(host)) {
+        throw new Error(
+          `"${hideUserinfo(host)}" is not a host name or an http(s) base URL`,
+        );
+      }
+      return host;
+    },
   ),
   TSDB_PORT: port({
     description: "Port of the time-series store",

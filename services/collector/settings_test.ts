@@ -36,7 +36,7 @@ Deno.test("collectorSettings rejects a malformed store host, API, UV source or t
       assert.deepEqual(error.problems, [
         'Invalid TEMPERATURE_SENSOR "kitchen": expected a Bluetooth address such as AA:BB:CC:DD:EE:FF',
         'Invalid WEATHER_UVI_SOURCE "sky": expected one of uvi, onecall',
-        'Invalid TSDB_HOST "ftp://influx": expected a host name or an http(s) base URL',
+        'Invalid TSDB_HOST: "ftp://influx" is not a host name or an http(s) base URL',
         'Invalid TSDB_API "v3": expected one of v1, v2',
       ]);
       return true;
@@ -62,5 +62,55 @@ Deno.test("collectorSettings rejects a malformed store host, API, UV source or t
       TEMPERATURE_SENSOR: "aabbccddeeff",
     }).TEMPERATURE_SENSOR,
     "aabbccddeeff",
+  );
+});
+
+Deno.test("collectorSettings never prints the password of a malformed TSDB_HOST", () => {
+  for (
+    const [host, shown] of [
+      ["http://u:pw9secret@bad host:80", "http://u:***@bad host:80"],
+      ["ftp://token9secret@influx", "ftp://***@influx"],
+    ]
+  ) {
+    assert.throws(
+      () => parseSettings(collectorSettings, { TSDB_HOST: host }),
+      (error: SettingsError) => {
+        assert.deepEqual(error.problems, [
+          `Invalid TSDB_HOST: "${shown}" is not a host name or an http(s) base URL`,
+        ]);
+        assert.ok(!error.message.includes("9secret"));
+        return true;
+      },
+    );
+  }
+});
+
+Deno.test("collectorSettings keeps WEATHER_LAT within -90..90 and WEATHER_LON within -180..180", () => {
+  const base = { TSDB_HOST: "influx" };
+  for (const [lat, lon] of [["90", "180"], ["-90", "-180"], ["0", "0.5"]]) {
+    const settings = parseSettings(collectorSettings, {
+      ...base,
+      WEATHER_LAT: lat,
+      WEATHER_LON: lon,
+    });
+    assert.deepEqual(
+      [settings.WEATHER_LAT, settings.WEATHER_LON],
+      [Number(lat), Number(lon)],
+    );
+  }
+  assert.throws(
+    () =>
+      parseSettings(collectorSettings, {
+        ...base,
+        WEATHER_LAT: "999",
+        WEATHER_LON: "-180.5",
+      }),
+    (error: SettingsError) => {
+      assert.deepEqual(error.problems, [
+        'Invalid WEATHER_LAT "999": expected a latitude from -90 to 90',
+        'Invalid WEATHER_LON "-180.5": expected a longitude from -180 to 180',
+      ]);
+      return true;
+    },
   );
 });

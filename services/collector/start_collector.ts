@@ -52,7 +52,9 @@ const denoCron: Schedule = (expression, handler, signal) => {
 
 /**
  * Starts the collector: one pass now, then one per schedule tick; with `once`, one
- * pass whose `done` resolves with 0 after the final flush.
+ * pass whose `done` resolves after the final flush with 0 when every point was
+ * written, and 1 when some were refused by the store, dropped from the full buffer or
+ * still unwritten when the flush gave up.
  */
 export function startCollector(
   settings: CollectorSettings,
@@ -134,7 +136,10 @@ export function startCollector(
 
   if (deps.once) {
     log.info(`collector: one pass, writing to ${target.label}`);
-    const done = pass().then(() => writer.close(finalFlushMs)).then(() => 0);
+    // 1 when a point was refused, dropped from the full buffer, or left unwritten.
+    const done = pass().then(() => writer.close(finalFlushMs)).then(() =>
+      writer.dropped + writer.pending > 0 ? 1 : 0
+    );
     return {
       done,
       async stop() {

@@ -180,14 +180,82 @@ Deno.test("startCollector() stop() aborts a hung thermometer and flushes", async
       ),
   });
   await waitUntil(() => h.store.lines().length === ALL.length - 3);
-  const started = Date.now();
   await role.stop();
-  assert.ok(Date.now() - started < 5000);
-  assert.match(h.log.at("ERROR")[0]!, /^Indoor step: no temperature reading/);
+  // Cut short by the stop: DEBUG, not ERROR.
+  assert.deepEqual(h.log.at("ERROR"), []);
+  assert.match(
+    h.log.at("DEBUG").join("\n"),
+    /^Indoor step: temperature read stopped: /m,
+  );
   assert.ok(
     h.store.lines().some((l) => l.startsWith("home_pressure,location=in ")),
   );
   await h.close();
+});
+
+Deno.test("startCollector() stop() during a slow weather call logs no ERROR", async () => {
+  const h = harness();
+  h.weather.replies.set("/data/2.5/forecast", { body: {}, delayMs: 5000 });
+  const role = startCollector(h.settings, h.deps);
+  try {
+    await waitUntil(() =>
+      h.weather.requests.some((r) => r.path === "/data/2.5/forecast")
+    );
+    await waitUntil(() => h.store.lines().length === 3);
+    await role.stop();
+    assert.deepEqual(h.log.at("ERROR"), []);
+    assert.match(
+      h.log.at("DEBUG").join("\n"),
+      /^Outdoor step: forecast call stopped: /m,
+    );
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("startCollector() with once ends with 1 when the store refuses the points", async () => {
+  const h = harness();
+  h.store.statuses.push(400, 400, 400);
+  const role = startCollector(h.settings, { ...h.deps, once: true });
+  try {
+    assert.equal(await role.done, 1);
+    assert.deepEqual(h.store.lines(), []);
+    assert.ok(h.log.at("ERROR").length > 0);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("startCollector() with once ends with 1 when the store stays unreachable", async () => {
+  const h = harness();
+  await h.store.close();
+  const role = startCollector(h.settings, {
+    ...h.deps,
+    once: true,
+    finalFlushMs: 300,
+    backoff: { baseMs: 10, maxMs: 40 },
+  });
+  try {
+    assert.equal(await role.done, 1);
+    assert.match(
+      h.log.at("ERROR").at(-1)!,
+      /^11 points not written to the time-series store: /,
+    );
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("startCollector() with once writes a pass larger than TSDB_BUFFER_LIMIT and ends with 0", async () => {
+  const h = harness({ TSDB_BUFFER_LIMIT: "3" });
+  const role = startCollector(h.settings, { ...h.deps, once: true });
+  try {
+    assert.equal(await role.done, 0);
+    assert.deepEqual(series(h.store.lines()), series(ALL));
+    assert.deepEqual(h.log.at("WARNING"), []);
+  } finally {
+    await h.close();
+  }
 });
 
 async function waitUntil(condition: () => boolean, timeoutMs = 5000) {

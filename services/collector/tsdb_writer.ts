@@ -1,7 +1,9 @@
 /**
  * Posts line protocol to the time-series store with a bounded retry buffer: points
  * that cannot be written yet are kept (oldest dropped when full) and retried with
- * backoff, so nothing is lost while the store is briefly down.
+ * backoff, so nothing is lost while the store is briefly down. The bound applies only
+ * after a write failed: a healthy store receives every point, however many one pass
+ * produces.
  *
  * @module
  */
@@ -16,7 +18,7 @@ export interface TsdbWriterOptions {
   send: SendLines;
   /** The store's write URL (without credentials), for logs. */
   label: string;
-  /** Most points kept while the store cannot be reached. */
+  /** Most points kept after a write failed (the oldest are dropped beyond it). */
   bufferLimit: number;
   /** Logger. */
   log: Log;
@@ -41,6 +43,8 @@ export interface TsdbWriter {
   close(timeoutMs: number): Promise<void>;
   /** Points waiting to be written. */
   readonly pending: number;
+  /** Points dropped so far: refused by the store, or beyond the buffer's bound. */
+  readonly dropped: number;
 }
 
 type Outcome = { kind: "written" } | { kind: "retry" | "drop"; reason: string };
@@ -64,6 +68,20 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   let draining: Promise<void> | undefined;
   let closed = false;
   let lastReason = "";
+  let dropped = 0;
+
+  /** After a failed write: keeps the newest `bufferLimit` points. */
+  function trim(): void {
+    const excess = buffer.length - bufferLimit;
+    if (excess <= 0) return;
+    buffer.splice(0, excess);
+    dropped += excess;
+    log.warn(
+      `Time-series buffer full (${
+        points(bufferLimit)
+      }): dropped the ${excess} oldest`,
+    );
+  }
 
   async function post(batch: readonly Entry[]): Promise<Outcome> {
     const limit = deadline(timeoutMs, stopping.signal);
@@ -92,25 +110,32 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
       const outcome = await post(batch);
       if (outcome.kind === "retry") {
         lastReason = outcome.reason;
+        const excess = Math.max(0, buffer.length - bufferLimit);
         if (attempt === 0) {
           log.warn(
-            `Time-series store ${label} unavailable: ${outcome.reason}; keeping ${buffer.length} points for retry`,
+            `Time-series store ${label} unavailable: ${outcome.reason}; keeping ${
+              points(buffer.length - excess)
+            } for retry`,
           );
         } else log.debug(`Write retry ${attempt} failed: ${outcome.reason}`);
+        trim();
         await sleep(backoffDelay(attempt++, backoff), stopping.signal);
         continue;
       }
       const sent = new Set(batch);
       buffer = buffer.filter((entry) => !sent.has(entry));
       if (outcome.kind === "drop") {
+        dropped += batch.length;
         log.error(
-          `Time-series store refused ${batch.length} points, dropped: ${outcome.reason}`,
+          `Time-series store refused ${
+            points(batch.length)
+          }, dropped: ${outcome.reason}`,
         );
       } else if (attempt > 0) {
         log.info(
-          `Time-series store reachable again: wrote ${batch.length} points`,
+          `Time-series store reachable again: wrote ${points(batch.length)}`,
         );
-      } else log.debug(`Wrote ${batch.length} points`);
+      } else log.debug(`Wrote ${points(batch.length)}`);
       attempt = 0;
     }
   }
@@ -139,16 +164,13 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
     get pending() {
       return buffer.length;
     },
+    get dropped() {
+      return dropped;
+    },
     write(lines) {
       if (closed) return;
+      // Not bounded here: the bound is for points kept after a failure (see trim).
       buffer.push(...lines.map((line) => ({ line })));
-      const excess = buffer.length - bufferLimit;
-      if (excess > 0) {
-        buffer.splice(0, excess);
-        log.warn(
-          `Time-series buffer full (${bufferLimit} points): dropped the ${excess} oldest`,
-        );
-      }
       kick();
     },
     flush,
@@ -159,13 +181,18 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
       await draining;
       if (!empty && buffer.length > 0) {
         log.error(
-          `${buffer.length} points not written to the time-series store: ${
+          `${points(buffer.length)} not written to the time-series store: ${
             lastReason || "no answer in time"
           }`,
         );
       }
     },
   };
+}
+
+/** `1 point`, `2 points`. */
+function points(count: number): string {
+  return `${count} ${count === 1 ? "point" : "points"}`;
 }
 
 /** The store's error text: `{"error": "..."}` (InfluxDB 1.x), `{"message": ...}` or raw. */

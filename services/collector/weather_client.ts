@@ -66,9 +66,7 @@ export function createWeatherClient(
     signal?: AbortSignal,
   ): Promise<unknown | undefined> {
     const url = new URL(base + path);
-    for (const [name, value] of Object.entries(query)) {
-      url.searchParams.set(name, value);
-    }
+    url.search = queryString(query);
     const limit = deadline(options.timeoutMs, signal);
     let body: string;
     try {
@@ -82,6 +80,8 @@ export function createWeatherClient(
       }
       body = await response.text();
     } catch (error) {
+      // A stop, not a failure: the caller sees the abort reason and logs no ERROR.
+      if (signal?.aborted) throw signal.reason;
       if (limit.expired()) {
         throw new Error(
           `Weather call ${path} timed out after ${options.timeoutMs} ms`,
@@ -123,4 +123,16 @@ export function createWeatherClient(
           exclude: "minutely,hourly,daily,alerts",
         }, signal),
   };
+}
+
+/**
+ * `a=1&b=x,y`: each value percent-encoded except its commas, which the API's documented
+ * lists (`exclude=minutely,hourly,daily,alerts`) carry literally.
+ */
+function queryString(query: Record<string, string>): string {
+  return Object.entries(query).map(([name, value]) =>
+    `${encodeURIComponent(name)}=${
+      encodeURIComponent(value).replaceAll("%2C", ",")
+    }`
+  ).join("&");
 }

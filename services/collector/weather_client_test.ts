@@ -64,6 +64,10 @@ Deno.test("createWeatherClient() reads the UV index from onecall when asked", as
         exclude: "minutely,hourly,daily,alerts",
       },
     }]);
+    // The commas go out literally, as the API documents the query.
+    assert.deepEqual(standIn.targets, [
+      "/data/3.0/onecall?lat=40.4165&lon=-3.7026&appid=k3y&exclude=minutely,hourly,daily,alerts",
+    ]);
   } finally {
     await standIn.close();
   }
@@ -117,4 +121,28 @@ Deno.test("createWeatherClient() keeps the key out of network errors", async () 
     assert.ok(!error.message.includes("k3y"), error.message);
     return true;
   });
+});
+
+Deno.test("createWeatherClient() percent-encodes query values other than commas", async () => {
+  const standIn = startWeatherStandIn();
+  try {
+    const log = createMemoryLog();
+    const weather = createWeatherClient({
+      baseUrl: standIn.url,
+      apiKey: "a b&c=d/é,",
+      cityId: "1",
+      lat: 1,
+      lon: 2,
+      uviSource: "uvi",
+      timeoutMs: 2000,
+      log,
+    });
+    await weather.current();
+    assert.deepEqual(standIn.targets, [
+      "/data/2.5/weather?id=1&appid=a%20b%26c%3Dd%2F%C3%A9,&units=metric",
+    ]);
+    assert.equal(standIn.requests[0]!.query.appid, "a b&c=d/é,");
+  } finally {
+    await standIn.close();
+  }
 });

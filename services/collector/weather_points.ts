@@ -13,10 +13,12 @@ function member(value: unknown, name: string): unknown {
     : undefined;
 }
 
-function numberAt(reply: unknown, path: string, what: string): number {
+/** The number at `path`; throws `<what> has no number at "<path>"` without one. */
+function numberAt(reply: unknown, path: string, what?: string): number {
   const value = path.split(".").reduce(member, reply);
   if (typeof value !== "number" || !Number.isFinite(value)) {
-    throw new Error(`${what} has no number at "${path}"`);
+    const problem = `no number at "${path}"`;
+    throw new Error(what ? `${what} has ${problem}` : problem);
   }
   return value;
 }
@@ -66,27 +68,36 @@ export function uviSample(
 
 /**
  * One `home_weather_forecast` point per entry of the forecast reply's `list`, timed
- * from the entry's `dt` (epoch seconds).
+ * from the entry's `dt` (epoch seconds). An entry without a field the point needs is
+ * skipped alone: `onSkip` gets its index and what is missing (`no number at
+ * "main.pressure"`), and the other entries are kept.
  */
-export function forecastSamples(reply: unknown): Sample[] {
+export function forecastSamples(
+  reply: unknown,
+  onSkip: (index: number, problem: string) => void = () => {},
+): Sample[] {
   const list = member(reply, "list");
   if (!Array.isArray(list)) {
     throw new Error('Forecast reply has no list at "list"');
   }
-  return list.map((entry, index) => {
-    const what = `Forecast entry ${index}`;
-    const { rain, level } = rainFromWeather(member(entry, "weather"));
-    return {
-      measurement: "home_weather_forecast",
-      location: "out",
-      time: new Date(numberAt(entry, "dt", what) * 1000),
-      fields: {
-        temp: float(numberAt(entry, "main.temp", what)),
-        humidity: float(numberAt(entry, "main.humidity", what)),
-        rain: bool(rain),
-        rain_level: int(level),
-        pressure: float(numberAt(entry, "main.pressure", what)),
-      },
-    };
+  return list.flatMap((entry, index): Sample[] => {
+    try {
+      const { rain, level } = rainFromWeather(member(entry, "weather"));
+      return [{
+        measurement: "home_weather_forecast",
+        location: "out",
+        time: new Date(numberAt(entry, "dt") * 1000),
+        fields: {
+          temp: float(numberAt(entry, "main.temp")),
+          humidity: float(numberAt(entry, "main.humidity")),
+          rain: bool(rain),
+          rain_level: int(level),
+          pressure: float(numberAt(entry, "main.pressure")),
+        },
+      }];
+    } catch (error) {
+      onSkip(index, error instanceof Error ? error.message : String(error));
+      return [];
+    }
   });
 }

@@ -82,11 +82,30 @@ Deno.test("forecastSamples() gives one point per entry at its dt", () => {
   assert.ok(samples.every((s) => s.location === "out"));
 });
 
-Deno.test("forecastSamples() throws on a reply without a list or a bad entry", () => {
+Deno.test("forecastSamples() throws on a reply without a list", () => {
   assert.throws(() => forecastSamples({ cod: "200" }), /no list/);
-  assert.throws(
-    () =>
-      forecastSamples({ list: [{ dt: 1, main: { temp: 1, humidity: 1 } }] }),
-    /Forecast entry 0 has no number at "main\.pressure"/,
+});
+
+Deno.test("forecastSamples() skips only a malformed entry, saying which and why", () => {
+  const [first, second, third] = FORECAST_REPLY.list;
+  const skipped: [number, string][] = [];
+  const samples = forecastSamples(
+    {
+      list: [
+        first,
+        { ...second, main: { temp: 1, humidity: 1 } },
+        null,
+        third,
+      ],
+    },
+    (index, problem) => skipped.push([index, problem]),
   );
+  assert.deepEqual(samples.map((s) => s.time.getTime() / 1000), [
+    first!.dt,
+    third!.dt,
+  ]);
+  assert.deepEqual(skipped, [
+    [1, 'no number at "main.pressure"'],
+    [2, 'no number at "dt"'],
+  ]);
 });

@@ -150,7 +150,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       log.error(
         `Cannot delete ${messages.length} message${
           messages.length === 1 ? "" : "s"
-        }: ${errorText(error)}; they will be delivered again`,
+        }: ${errorText(error)}; ${
+          messages.length === 1 ? "it" : "they"
+        } will be delivered again`,
       );
     }
   }

@@ -14,7 +14,8 @@ export type CounterName =
 
 const HELP: Record<CounterName, string> = {
   received: "Messages received from the queue",
-  posted: "Messages posted to the endpoint (any HTTP status)",
+  posted:
+    "Messages posted and answered with a status that deletes them (any outside FORWARD_RETRY_STATUSES)",
   deleted: "Messages deleted from the queue",
   failed: "Posts that raised an error (message left in the queue)",
   retried: "Posts answered with a retry status (message left in the queue)",

@@ -32,10 +32,16 @@ function latin1HeaderSecret(description: string): Setting<string> {
 /** The forwarder's settings schema, keyed by environment variable. */
 export const forwarderSettings = {
   QUEUE_ACCESS_KEY_ID: optional(
-    text({ description: "Access key id of the queue (or set QUEUE_PROFILE)" }),
+    text({
+      description: "Access key id of the queue",
+      requirement: "required unless QUEUE_PROFILE is set",
+    }),
   ),
   QUEUE_SECRET_ACCESS_KEY: optional(
-    secret({ description: "Secret access key of the queue" }),
+    secret({
+      description: "Secret access key of the queue",
+      requirement: "required unless QUEUE_PROFILE is set",
+    }),
   ),
   QUEUE_PROFILE: optional(
     text({

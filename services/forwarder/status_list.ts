@@ -45,6 +45,6 @@ export function statusList(
   return custom(
     { ...options, default: options.default ?? new Set<number>() },
     parseStatusList,
-    (statuses) => statuses.size === 0 ? "(empty)" : [...statuses].join(","),
+    (statuses) => statuses.size === 0 ? "none" : [...statuses].join(","),
   );
 }

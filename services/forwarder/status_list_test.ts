@@ -19,6 +19,6 @@ Deno.test("parseStatusList()", async (t) => {
 Deno.test("statusList() reads as an empty set when unset", () => {
   const setting = statusList({ description: "Retry statuses" });
   assert.equal(setting.read(undefined).size, 0);
-  assert.equal(setting.defaultText, "(empty)");
+  assert.equal(setting.defaultText, "none");
   assert.equal(setting.read("404").has(404), true);
 });

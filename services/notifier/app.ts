@@ -54,8 +54,9 @@ export function createNotifierApp(options: NotifierAppOptions): Hono {
         message: `Method ${c.req.method} not allowed: ${NOTIFIER_USAGE}`,
       });
     }
-    // The raw path, so that an encoded slash stays inside its segment.
-    const segments = new URL(c.req.url).pathname.split("/").slice(2);
+    // The raw path, so that an encoded slash stays inside its segment and an
+    // encoded dot segment (`%2e%2e`) is text, not a step up.
+    const segments = rawPath(c.req.url).split("/").slice(2);
     if (segments.length !== 2) {
       throw new HTTPException(404, { message: `Not found: ${NOTIFIER_USAGE}` });
     }
@@ -77,6 +78,12 @@ export function createNotifierApp(options: NotifierAppOptions): Hono {
     }
   });
   return app;
+}
+
+/** The path of a request URL as received: no dot segments resolved, no query. */
+function rawPath(url: string): string {
+  const path = url.slice(url.indexOf("/", url.indexOf("//") + 2));
+  return path.split(/[?#]/, 1)[0]!;
 }
 
 function decodeSegment(name: string, raw: string, limit: number): string {

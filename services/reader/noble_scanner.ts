@@ -8,18 +8,29 @@
 import type { AdapterState, Noble, Peripheral } from "@stoprocent/noble";
 import process from "node:process";
 import { errorText, type Log } from "../../lib/log.ts";
+import {
+  type AdapterWait,
+  linuxHasNoAdapter,
+  unavailable,
+  waitForPoweredOn,
+} from "./_adapter_state.ts";
 import type { Advertisement, Scanner } from "./scanner.ts";
-
-/** Adapter states that will not turn into `poweredOn` by waiting. */
-const UNAVAILABLE: Partial<Record<AdapterState, string>> = {
-  unsupported: "no Bluetooth LE adapter found",
-  unauthorized:
-    "permission denied: run as root or give deno cap_net_raw,cap_net_admin",
-  poweredOff: "the adapter is powered off (rfkill unblock bluetooth)",
-};
 
 /** How long a scan stop may take before the scanner carries on regardless. */
 const STOP_WAIT_MS = 1000;
+
+/** Options of {@linkcode createNobleScanner}. */
+export interface NobleScannerOptions {
+  /** Receives the library's own messages at DEBUG. */
+  log: Log;
+  /**
+   * Where Linux lists its Bluetooth adapters; when it lists none, `start` fails at
+   * once with "no Bluetooth adapter found". @default "/sys/class/bluetooth"
+   */
+  adaptersDir?: string;
+  /** How long `poweredOff` must last before `start` believes it. @default 1500 */
+  offSettleMs?: number;
+}
 
 /**
  * Loads noble and returns a scanner on the system's default adapter (HCI on Linux).
@@ -27,8 +38,9 @@ const STOP_WAIT_MS = 1000;
  * @throws (rejects) when the library or its native binding cannot load
  */
 export async function createNobleScanner(
-  { log }: { log: Log },
+  options: NobleScannerOptions,
 ): Promise<Scanner> {
+  const { log, adaptersDir = "/sys/class/bluetooth", offSettleMs } = options;
   let noble: Noble;
   const restoreConsole = routeLibraryOutput(log);
   try {
@@ -47,7 +59,7 @@ export async function createNobleScanner(
   let onAdvertisement: ((ad: Advertisement) => void) | undefined;
   let scanning = false;
   let closed = false;
-  const waiting = new Set<(error: Error) => void>();
+  const waiting = new Set<AdapterWait>();
   const onDiscover = (peripheral: Peripheral) => {
     const data = peripheral.advertisement?.manufacturerData;
     onAdvertisement?.({
@@ -57,24 +69,24 @@ export async function createNobleScanner(
   };
   noble.on("discover", onDiscover);
 
-  const poweredOn = () =>
-    new Promise<void>((resolve, reject) => {
-      const settle = (state: AdapterState) => {
-        if (state === "poweredOn") done();
-        else if (UNAVAILABLE[state]) done(unavailable(state));
-      };
-      const done = (error?: Error) => {
-        noble.removeListener("stateChange", settle);
-        waiting.delete(done);
-        if (error) reject(error);
-        else resolve();
-      };
-      waiting.add(done);
-      // Started before listening: a first listener would start them a tick later.
-      const state = startBindings(noble);
-      noble.on("stateChange", settle);
-      settle(state);
-    });
+  const poweredOn = async () => {
+    if (await linuxHasNoAdapter(adaptersDir)) {
+      // What noble itself settles on about a second later, said plainly and at once.
+      throw unavailable(
+        "unsupported",
+        `no Bluetooth adapter found in ${adaptersDir}`,
+      );
+    }
+    if (closed) throw new Error("The Bluetooth scanner is closed");
+    // Started before listening: a first listener would start them a tick later.
+    const wait = waitForPoweredOn(noble, startBindings(noble), { offSettleMs });
+    waiting.add(wait);
+    try {
+      await wait.ready;
+    } finally {
+      waiting.delete(wait);
+    }
+  };
 
   return {
     async start(listener) {
@@ -99,8 +111,8 @@ export async function createNobleScanner(
       if (closed) return Promise.resolve();
       closed = true;
       onAdvertisement = undefined;
-      for (const done of waiting) {
-        done(new Error("The Bluetooth scanner is closed"));
+      for (const wait of waiting) {
+        wait.cancel(new Error("The Bluetooth scanner is closed"));
       }
       noble.removeListener("discover", onDiscover);
       try {
@@ -130,14 +142,6 @@ function startBindings(noble: Noble): AdapterState {
     }
   }
   return state;
-}
-
-function unavailable(state: AdapterState): Error {
-  return new Error(
-    `Bluetooth is unavailable: ${
-      UNAVAILABLE[state]
-    } (adapter state "${state}")`,
-  );
 }
 
 /**

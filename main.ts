@@ -120,13 +120,25 @@ export async function main(options: MainOptions): Promise<number> {
     );
   }
 
-  const running: RunningRole[] = [];
-  const stopAll = async () => {
-    await Promise.allSettled(running.reverse().map((role) => role.stop()));
+  const running: { name: string; role: RunningRole }[] = [];
+  /** Stops the started roles, last first; false when one could not stop cleanly. */
+  const stopAll = async (): Promise<boolean> => {
+    const stopping = running.reverse();
+    const outcomes = await Promise.allSettled(
+      stopping.map(({ role }) => role.stop()),
+    );
+    outcomes.forEach((outcome, i) => {
+      if (outcome.status === "rejected") {
+        log.error(
+          `Cannot stop ${stopping[i]!.name}: ${errorText(outcome.reason)}`,
+        );
+      }
+    });
+    return outcomes.every((outcome) => outcome.status === "fulfilled");
   };
   for (const { name, start } of starters) {
     try {
-      running.push(await start(createLog(name)));
+      running.push({ name, role: await start(createLog(name)) });
     } catch (error) {
       log.error(`Cannot start ${name}: ${errorText(error)}`);
       await stopAll();
@@ -134,27 +146,33 @@ export async function main(options: MainOptions): Promise<number> {
     }
   }
 
-  const finite = running.every((role) => role.done !== undefined);
+  const finite = running.every(({ role }) => role.done !== undefined);
   const allDone = finite
-    ? Promise.all(running.map((role) => role.done!)).then((codes) =>
-      Math.max(0, ...codes)
-    )
+    ? Promise.all(running.map(({ name, role }) =>
+      role.done!.catch((error) => {
+        log.error(`${name} failed: ${errorText(error)}`);
+        return 1;
+      })
+    )).then((codes) => Math.max(0, ...codes))
     : new Promise<never>(() => {});
   const outcome = await Promise.race([
     allDone.then((code) => ({ code })),
     options.stopRequested.then((signal) => ({ signal })),
   ]);
   if ("code" in outcome) {
-    await stopAll();
-    return outcome.code;
+    const stopped = await stopAll();
+    return stopped ? outcome.code : Math.max(1, outcome.code);
   }
   log.info(`Received ${outcome.signal}: stopping`);
-  await stopAll();
+  if (!(await stopAll())) return 1;
   log.info("Stopped");
   return 0;
 }
 
-/** A flag given without a role that reads it (`--once` without `collector`). */
+/**
+ * A flag given without a role that reads it (`--once` without `collector`), or with
+ * roles that do not (a one-pass run next to a server would never end).
+ */
 function flagProblems(
   flags: ReadonlySet<string>,
   requests: readonly { name: string }[],
@@ -163,15 +181,17 @@ function flagProblems(
   const named = roles.filter((role) =>
     requests.some((request) => request.name === role.name)
   );
-  return [...flags]
-    .filter((flag) => !named.some((role) => role.flags.includes(flag)))
-    .map((flag) => {
-      const owners = roles.filter((role) => role.flags.includes(flag))
-        .map((role) => role.name);
-      return `Option "--${flag}" applies to ${
-        owners.join(", ")
-      } only: name that role (deno task start ${owners[0]} --${flag})`;
-    });
+  return [...flags].flatMap((flag) => {
+    const owners = roles.filter((role) => role.flags.includes(flag))
+      .map((role) => role.name);
+    const others = named.filter((role) => !role.flags.includes(flag))
+      .map((role) => role.name);
+    if (others.length === 0) return [];
+    const rule = `Option "--${flag}" applies to ${owners.join(", ")} only`;
+    return others.length === named.length
+      ? [`${rule}: name that role (deno task start ${owners[0]} --${flag})`]
+      : [`${rule}: start ${others.join(", ")} in another process`];
+  });
 }
 
 /**

@@ -7,7 +7,11 @@ import { port, text } from "./lib/settings.ts";
 function recordingRole(
   name: string,
   events: string[],
-  options: { done?: number; fail?: boolean } = {},
+  options: {
+    done?: number | Error;
+    fail?: boolean;
+    stopFails?: boolean;
+  } = {},
 ) {
   return defineRole({
     name,
@@ -30,10 +34,14 @@ function recordingRole(
       return Promise.resolve({
         done: options.done === undefined
           ? undefined
+          : options.done instanceof Error
+          ? Promise.reject(options.done)
           : Promise.resolve(options.done),
         stop: () => {
           events.push(`stop ${name}`);
-          return Promise.resolve();
+          return options.stopFails
+            ? Promise.reject(new Error("flush failed"))
+            : Promise.resolve();
         },
       });
     },
@@ -109,6 +117,35 @@ Deno.test("main() ends with the role's code when every role is one-shot", async 
   ]);
   assert.equal(await code, 3);
   assert.deepEqual(events.at(-1), "stop alpha");
+});
+
+Deno.test("main() exits 1 and says so when a role cannot stop cleanly", async () => {
+  const events: string[] = [];
+  let signal!: (name: string) => void;
+  const { code, logs } = run(["alpha"], [
+    recordingRole("alpha", events, { stopFails: true }),
+  ], { stopRequested: new Promise((resolve) => signal = resolve) });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  signal("SIGTERM");
+  assert.equal(await code, 1);
+  assert.ok(
+    logs.some((line) =>
+      line.endsWith("[ERROR] Cannot stop alpha: flush failed")
+    ),
+  );
+  assert.ok(!logs.some((line) => line.endsWith("[INFO] Stopped")));
+});
+
+Deno.test("main() exits 1 and stops the roles when a one-shot role fails", async () => {
+  const events: string[] = [];
+  const { code, logs } = run(["alpha"], [
+    recordingRole("alpha", events, { done: new Error("sensor on fire") }),
+  ]);
+  assert.equal(await code, 1);
+  assert.equal(events.at(-1), "stop alpha");
+  assert.ok(
+    logs.some((line) => line.endsWith("[ERROR] alpha failed: sensor on fire")),
+  );
 });
 
 Deno.test("main() stops the started roles and exits 1 when a role cannot start", async () => {

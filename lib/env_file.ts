@@ -6,6 +6,7 @@
 import { parseEnv } from "node:util";
 import { dirname, join, resolve } from "node:path";
 import type { Env } from "./settings.ts";
+import { errorText } from "./log.ts";
 
 /** Thrown when an explicitly named env file cannot be read. */
 export class EnvFileError extends Error {
@@ -48,6 +49,8 @@ export interface LoadEnvOptions {
   cwd: string;
   /** A file named with `--env-file`: used instead of the search, and must exist. */
   path?: string;
+  /** Reads a file as text. @default Deno.readTextFileSync */
+  readTextFile?: (path: string) => string;
 }
 
 /** What {@linkcode loadEnv} found. */
@@ -61,7 +64,7 @@ export interface LoadedEnv {
 /**
  * Merges a `.env` file under the process environment: variables already set win.
  *
- * @throws {EnvFileError} when `path` is given and cannot be read.
+ * @throws {EnvFileError} when the file (named or found) cannot be read.
  * @example
  * ```ts
  * const { env } = loadEnv({ env: Deno.env.toObject(), cwd: Deno.cwd() });
@@ -72,14 +75,14 @@ export function loadEnv(options: LoadEnvOptions): LoadedEnv {
   if (file === undefined) return { env: { ...options.env } };
   let content: string;
   try {
-    content = Deno.readTextFileSync(file);
+    content = (options.readTextFile ?? Deno.readTextFileSync)(file);
   } catch (error) {
-    if (options.path === undefined) return { env: { ...options.env } };
+    const fix = options.path === undefined
+      ? "make it readable, or name another file with --env-file"
+      : "check the --env-file path";
     throw new EnvFileError(
-      `Cannot read env file "${file}": check the --env-file path`,
-      {
-        cause: error,
-      },
+      `Cannot read env file "${file}": ${errorText(error)}: ${fix}`,
+      { cause: error },
     );
   }
   return { env: { ...parseEnv(content), ...options.env }, file };

@@ -45,5 +45,24 @@ Deno.test("loadEnv()", async (t) => {
     );
   });
 
+  await t.step("a .env found but unreadable is an error, not ignored", () => {
+    assert.throws(
+      () =>
+        loadEnv({
+          env: {},
+          cwd: nested,
+          readTextFile: () => {
+            throw new Deno.errors.PermissionDenied("Permission denied");
+          },
+        }),
+      (error: unknown) =>
+        error instanceof EnvFileError &&
+        error.message ===
+          `Cannot read env file "${
+            join(root, "a", ".env")
+          }": Permission denied: make it readable, or name another file with --env-file`,
+    );
+  });
+
   await Deno.remove(root, { recursive: true });
 });

@@ -64,6 +64,17 @@ Deno.test("a misspelt second role, --once without the collector, a bad host: exi
   ]);
 });
 
+Deno.test("--once next to a long-running role: exit 2", async () => {
+  const child = startMain(["collector", "--once", "messages"], {
+    env: { TSDB_HOST: "127.0.0.1" },
+  });
+  assert.equal(await child.exited(), 2);
+  assert.equal(
+    child.stderr[0],
+    'Option "--once" applies to collector only: start messages in another process',
+  );
+});
+
 Deno.test("a port in use: exit 1 with a line naming the address and the setting", async () => {
   const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = taken.addr as Deno.NetAddr;

@@ -132,10 +132,17 @@ export function createHttp1Client(
     return connection;
   };
 
-  const open = async (url: URL): Promise<Connection> => {
+  /** Connects to `url`'s host; `signal` also ends a connect that hangs. */
+  const open = async (
+    url: URL,
+    signal: AbortSignal | undefined,
+  ): Promise<Connection> => {
     const conn = await Deno.connect({
       hostname: url.hostname.replace(/^\[|\]$/g, ""),
       port: Number(url.port || 80),
+      signal,
+    }).catch((error) => {
+      throw signal?.aborted ? signal.reason : error;
     });
     conn.setNoDelay(true);
     return {
@@ -159,7 +166,7 @@ export function createHttp1Client(
     const head = requestHead(method, url, init.headers, body);
     const key = url.host;
     const pooled = take(key);
-    const connection = pooled ?? await open(url);
+    const connection = pooled ?? await open(url, signal);
     const pending: PendingCall = {
       connection,
       head,
@@ -180,7 +187,7 @@ export function createHttp1Client(
       const retry = pooled && !signal?.aborted &&
         !(body instanceof ReadableStream) && isStale(error);
       if (!retry) throw error;
-      const fresh = await open(url);
+      const fresh = await open(url, signal);
       return await send(
         { ...pending, connection: fresh },
         (reusable) => release(key, fresh, reusable),

@@ -11,7 +11,11 @@
  *
  * @module
  */
-import type { Setting, SettingOptions } from "../../lib/settings.ts";
+import {
+  custom,
+  type Setting,
+  type SettingOptions,
+} from "../../lib/settings.ts";
 
 interface Field {
   readonly name: string;
@@ -125,37 +129,20 @@ export function cronProblem(expression: string): string | undefined {
 }
 
 /**
- * Whether `expression` is a five-field cron expression (minute, hour, day of month,
- * month, day of week) that `Deno.cron` accepts.
+ * A cron expression setting, checked at start-up the way `Deno.cron` checks it. The
+ * value is returned with its fields separated by single spaces.
  *
  * @example
  * ```ts
- * isCronExpression("*\/5 * * * *"); // true
- * isCronExpression("0 0 * * MON"); // true
- * isCronExpression("every 5 minutes"); // false
+ * const schedule = cronSchedule({ description: "When to collect", default: "*\/5 * * * *" });
+ * schedule.read("0  *  * * *"); // "0 * * * *"
  * ```
  */
-export function isCronExpression(expression: string): boolean {
-  return cronProblem(expression) === undefined;
-}
-
-/** A cron expression setting, checked at start-up. */
 export function cronSchedule(options: SettingOptions<string>): Setting<string> {
-  const hasDefault = options.default !== undefined;
-  return {
-    description: options.description,
-    defaultText: options.default,
-    required: !hasDefault,
-    secret: false,
-    read(raw) {
-      if (raw === undefined) {
-        if (hasDefault) return options.default!;
-        throw new Error("missing");
-      }
-      const problem = cronProblem(raw);
-      if (problem === EXAMPLE) throw new Error(EXAMPLE);
-      if (problem) throw new Error(`${EXAMPLE}: ${problem}`);
-      return raw.trim().split(/\s+/).join(" ");
-    },
-  };
+  return custom(options, (raw) => {
+    const problem = cronProblem(raw);
+    if (problem === EXAMPLE) throw new Error(EXAMPLE);
+    if (problem) throw new Error(`${EXAMPLE}: ${problem}`);
+    return raw.trim().split(/\s+/).join(" ");
+  });
 }

@@ -1,9 +1,18 @@
 import assert from "node:assert/strict";
-import {
-  cronProblem,
-  cronSchedule,
-  isCronExpression,
-} from "./cron_schedule.ts";
+import { readSettings } from "../../lib/settings.ts";
+import { cronProblem, cronSchedule } from "./cron_schedule.ts";
+
+const schedule = cronSchedule({ description: "Schedule" });
+
+/** Whether the setting accepts `expression`, the check start-up makes. */
+function accepts(expression: string): boolean {
+  try {
+    schedule.read(expression);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Values `Deno.cron` (Deno 2) accepts, found by trying them. */
 const ACCEPTED = [
@@ -70,13 +79,13 @@ const REFUSED = [
   "* * * * 5l",
 ];
 
-Deno.test("isCronExpression() agrees with Deno.cron", async (t) => {
+Deno.test("cronSchedule() accepts what Deno.cron accepts", async (t) => {
   await t.step("on the recorded values", () => {
     for (const ok of [...ACCEPTED, " 1 2 3 4 5 ", "0  *  * * *"]) {
-      assert.equal(isCronExpression(ok), true, ok);
+      assert.equal(accepts(ok), true, ok);
     }
     for (const bad of [...REFUSED, "every 5 minutes", "", "*/5 * * *"]) {
-      assert.equal(isCronExpression(bad), false, bad);
+      assert.equal(accepts(bad), false, bad);
     }
   });
   await t.step({
@@ -98,7 +107,7 @@ Deno.test("isCronExpression() agrees with Deno.cron", async (t) => {
         } finally {
           stop.abort();
         }
-        assert.equal(isCronExpression(expression), accepted, expression);
+        assert.equal(accepts(expression), accepted, expression);
       }
     },
   });
@@ -141,4 +150,33 @@ Deno.test("cronSchedule() reads the default, a valid value, and rejects others",
     () => setting.read("99 * * * *"),
     /^Error: expected a five-field cron expression such as "\*\/5 \* \* \* \*": minute field "99": 99 is outside 0-59$/,
   );
+});
+
+Deno.test("cronSchedule() keeps the options of a setting", async (t) => {
+  await t.step("required without a default, reported as missing", () => {
+    assert.equal(schedule.required, true);
+    assert.equal(schedule.defaultText, undefined);
+    const { problems } = readSettings({ SCHEDULE: schedule }, {});
+    assert.deepEqual(problems, ["Missing SCHEDULE: Schedule"]);
+  });
+  await t.step("optional with a default, shown in --help", () => {
+    const setting = cronSchedule({ description: "d", default: "0 * * * *" });
+    assert.equal(setting.required, false);
+    assert.equal(setting.defaultText, "0 * * * *");
+  });
+  await t.step("secret and requirement are passed on", () => {
+    const setting = cronSchedule({
+      description: "d",
+      secret: true,
+      requirement: "required unless X is set",
+    });
+    assert.equal(setting.secret, true);
+    assert.equal(setting.requirement, "required unless X is set");
+    const { problems } = readSettings({ SCHEDULE: setting }, {
+      SCHEDULE: "soon",
+    });
+    assert.deepEqual(problems, [
+      'Invalid SCHEDULE: expected a five-field cron expression such as "*/5 * * * *"',
+    ]);
+  });
 });

@@ -26,7 +26,7 @@ export const collectorRole = defineRole({
       // Loaded on first use: the BLE stack is only needed when a thermometer is set.
       readTemperature: async (address, options) => {
         const { readTemperature } = await import(
-          "../reader/read_temperature.ts"
+          "../../lib/beewi/read_temperature.ts"
         );
         return await readTemperature(address, { ...options, log });
       },

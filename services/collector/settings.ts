@@ -20,7 +20,7 @@ import {
   text,
   url,
 } from "../../lib/settings.ts";
-import { normalizeBluetoothAddress } from "../reader/bluetooth_address.ts";
+import { normalizeBluetoothAddress } from "../../lib/beewi/bluetooth_address.ts";
 import { cronSchedule } from "./cron_schedule.ts";
 import { pressureSettings } from "./pressure/mod.ts";
 import { baseUrl } from "./tsdb_target.ts";

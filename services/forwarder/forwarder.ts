@@ -59,6 +59,8 @@ export interface Forwarder {
 
 /** Visibility timeout assumed when the queue cannot tell its own (the SQS default). */
 const FALLBACK_VISIBILITY_SECONDS = 30;
+/** How long the fallback serves before the queue is asked again. */
+const VISIBILITY_RETRY_MS = 60_000;
 
 /**
  * Returns a {@linkcode Forwarder}. Per message: the body is logged at INFO and posted;
@@ -88,16 +90,26 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const stopping = new AbortController();
   const aborting = new AbortController();
   const deletes = new Set<Promise<void>>();
-  let queueVisibility: number | undefined = tuning.visibilityTimeout;
+  // The queue's visibility timeout, asked once and shared by every batch; after a
+  // failed ask, the fallback serves for a minute before the queue is asked again.
+  let visibility: Promise<number> | undefined =
+    tuning.visibilityTimeout === undefined
+      ? undefined
+      : Promise.resolve(tuning.visibilityTimeout);
+  let visibilityFailedAt: number | undefined;
   let visibilityWarned = false;
   let running: Promise<void> | undefined;
 
-  async function visibilitySeconds(): Promise<number> {
-    if (queueVisibility !== undefined) return queueVisibility;
-    try {
-      queueVisibility = await queue.visibilityTimeout();
-      return queueVisibility;
-    } catch (error) {
+  function visibilitySeconds(): Promise<number> {
+    if (
+      visibilityFailedAt !== undefined &&
+      Date.now() - visibilityFailedAt > VISIBILITY_RETRY_MS
+    ) {
+      visibility = undefined;
+      visibilityFailedAt = undefined;
+    }
+    visibility ??= queue.visibilityTimeout().catch((error) => {
+      visibilityFailedAt = Date.now();
       if (!visibilityWarned) {
         visibilityWarned = true;
         log.warn(
@@ -107,7 +119,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         );
       }
       return FALLBACK_VISIBILITY_SECONDS;
-    }
+    });
+    return visibility;
   }
 
   /** Posts one message; true when it may be deleted. */

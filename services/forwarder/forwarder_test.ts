@@ -261,3 +261,44 @@ Deno.test("createForwarder() pauses after an empty receive when told to", async 
   await running;
   assert.equal(receives, 2);
 });
+
+Deno.test("createForwarder() asks for the queue's visibility timeout once, also when it fails", async () => {
+  let asked = 0;
+  let receives = 0;
+  const deleted: string[] = [];
+  const queue: Queue = {
+    visibilityTimeout: () => {
+      asked++;
+      return Promise.reject(new Error("AccessDenied"));
+    },
+    receive: () => {
+      receives++;
+      return Promise.resolve(
+        receives <= 3
+          ? [{ id: `m${receives}`, body: "b", receiptHandle: `r${receives}` }]
+          : [],
+      );
+    },
+    deleteBatch: (messages) => {
+      deleted.push(...messages.map((message) => message.id));
+      return Promise.resolve([]);
+    },
+    extendVisibility: () => Promise.resolve(),
+  };
+  const log = createMemoryLog();
+  const forwarder = createForwarder({
+    queue,
+    post: () => Promise.resolve(200),
+    log,
+    settings: { emptyReceivePauseMs: 60_000 },
+  });
+  const running = forwarder.run();
+  while (deleted.length < 3) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await forwarder.stop();
+  await running;
+  assert.equal(asked, 1);
+  assert.equal(log.at("WARNING").length, 1);
+  assert.match(log.at("WARNING")[0]!, /assuming 30 s/);
+});

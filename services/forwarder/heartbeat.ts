@@ -35,28 +35,31 @@ export function startHeartbeat(options: {
   const { queue, log, visibilitySeconds } = options;
   const pending = new Set(options.messages);
   const everyMs = Math.max(200, (visibilitySeconds * 1000 * 2) / 3);
-  let extending: Promise<void> = Promise.resolve();
+  let extending: Promise<void> | undefined;
   const timer = setInterval(() => {
-    if (pending.size === 0) return;
+    // One extension at a time: a tick while one is under way is skipped, so none
+    // can land after `stop()` has resolved.
+    if (pending.size === 0 || extending) return;
     const messages = [...pending];
+    const count = `${messages.length} message${
+      messages.length === 1 ? "" : "s"
+    }`;
     extending = queue.extendVisibility(messages, visibilitySeconds).then(
       () =>
         log.debug(
-          `Extended the visibility of ${messages.length} messages by ${visibilitySeconds} s`,
+          `Extended the visibility of ${count} by ${visibilitySeconds} s`,
         ),
       (error) =>
         log.warn(
-          `Cannot extend the visibility of ${messages.length} messages: ${
-            errorText(error)
-          }`,
+          `Cannot extend the visibility of ${count}: ${errorText(error)}`,
         ),
-    );
+    ).finally(() => extending = undefined);
   }, everyMs);
   return {
     done: (message) => pending.delete(message),
-    stop() {
+    async stop() {
       clearInterval(timer);
-      return extending;
+      await extending;
     },
   };
 }

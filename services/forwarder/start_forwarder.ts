@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { serveApp } from "../../lib/http.ts";
+import { type RunningServer, serveApp } from "../../lib/http.ts";
 import { createHttp1Client } from "../../lib/http1/client.ts";
 import { errorText, type Log } from "../../lib/log.ts";
 import type { RunningRole } from "../../lib/role.ts";
@@ -30,12 +30,15 @@ export async function startForwarder(
   // CPU per call than `fetch` (https URLs go to `fetch`).
   const http = createHttp1Client();
   const client = createSqsClient(settings, log, http.exchange);
+  const closeClients = () => {
+    client.destroy();
+    http.close();
+  };
   if (settings.QUEUE_PROFILE !== undefined) {
     try {
       await client.config.credentials();
     } catch (error) {
-      client.destroy();
-      http.close();
+      closeClients();
       throw new Error(
         `No credentials for QUEUE_PROFILE "${settings.QUEUE_PROFILE}": ${
           errorText(error)
@@ -71,23 +74,28 @@ export async function startForwarder(
       emptyReceivePauseMs: settings.QUEUE_WAIT_TIME_SECONDS === 0 ? 1000 : 0,
     },
   });
-  const server = settings.FORWARDER_METRICS_PORT === undefined
-    ? undefined
-    : serveApp(createMetricsApp({ metrics, log }), {
-      hostname: settings.FORWARDER_METRICS_HOST,
-      port: settings.FORWARDER_METRICS_PORT,
-      portSetting: "FORWARDER_METRICS_PORT",
-      log,
-      name: "forwarder metrics",
-    });
+  let server: RunningServer | undefined;
+  try {
+    server = settings.FORWARDER_METRICS_PORT === undefined
+      ? undefined
+      : serveApp(createMetricsApp({ metrics, log }), {
+        hostname: settings.FORWARDER_METRICS_HOST,
+        port: settings.FORWARDER_METRICS_PORT,
+        portSetting: "FORWARDER_METRICS_PORT",
+        log,
+        name: "forwarder metrics",
+      });
+  } catch (error) {
+    closeClients();
+    throw error;
+  }
   const running = forwarder.run();
   return {
     async stop() {
       await forwarder.stop();
       await running;
       await server?.stop();
-      client.destroy();
-      http.close();
+      closeClients();
     },
   };
 }

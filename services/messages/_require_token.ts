@@ -7,9 +7,9 @@ import type { MiddlewareHandler } from "hono";
 import { createTokenCheck } from "../../lib/token_check.ts";
 
 /**
- * Middleware answering 401 unless the request carries `Authorization: Bearer <token>`.
- * The comparison takes the same time whatever the value sent (both sides are hashed
- * to a fixed length first, then compared in constant time).
+ * Middleware answering 401 unless the request carries `Authorization: Bearer <token>`
+ * (scheme in any case, as RFC 7235 has it). The token is compared in constant time
+ * (see `createTokenCheck`: only whether its length is right could show).
  */
 export function requireToken(token: string): MiddlewareHandler {
   const isToken = createTokenCheck(token);

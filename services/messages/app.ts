@@ -56,17 +56,20 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   }
   app.on(writeMethods, paths, limitBody(MAX_BODY_BYTES));
 
-  // Reads reuse the serialized answers until the store's revision moves.
-  const cache = createJsonCache(() => store.revision());
+  // Reads reuse the serialized answers until the store's revision moves. The list
+  // has a cache of its own: no path segment may ever hit its entry.
+  const revision = () => store.revision();
+  const listCache = createJsonCache(revision);
+  const itemCache = createJsonCache(revision);
   const renderList = () => store.list();
   // Items are cached by their path segment, so a hit skips parsing the id.
   const renderItem = (segment: string) => {
     const id = parseMessageId(segment);
     return id === undefined ? undefined : store.get(id);
   };
-  const readItem = (segment: string) => cache.get(segment, renderItem);
+  const readItem = (segment: string) => itemCache.get(segment, renderItem);
   app.get(MESSAGES_PATH, (c) => {
-    return c.body(cache.get("list", renderList)!, 200, JSON_TYPE);
+    return c.body(listCache.get("list", renderList)!, 200, JSON_TYPE);
   });
 
   app.post(MESSAGES_PATH, async (c) => {

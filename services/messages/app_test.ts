@@ -146,6 +146,15 @@ Deno.test("createMessagesApp() answers 404 for unknown and malformed ids", async
   assert.deepEqual(await list.json(), [{ id: 1, ...ADA }]);
 });
 
+Deno.test('createMessagesApp() answers 404 for the id "list", also after a list read', async () => {
+  using s = setup();
+  await (await s.call("POST", "", ADA)).body?.cancel();
+  await expectError(await s.call("GET", "/list"), 404);
+  assert.deepEqual(await (await s.call("GET", "")).json(), [{ id: 1, ...ADA }]);
+  // The list's answer is cached now: no segment may reach it.
+  await expectError(await s.call("GET", "/list"), 404);
+});
+
 Deno.test("createMessagesApp() answers 404 for trailing-slash variants and other paths", async () => {
   using s = setup();
   await (await s.call("POST", "", ADA)).body?.cancel();

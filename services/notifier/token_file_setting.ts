@@ -69,10 +69,10 @@ const TOKEN_NAME = /token|api_?key/i;
 
 /**
  * Extracts the token from a token file's content, less its comment lines (`#` or
- * `;` first) and a trailing ` # comment`: the token alone, a JSON object
- * with a `token`, `access_token` or `accessToken` member, or a line
- * `NAME=token` / `NAME: token` whose name contains `token` or `api_key`
- * (`PUSHBULLET_TOKEN=o.abc`, `access_token: "o.abc"`).
+ * `;` first): the token alone, a JSON object with a `token`, `access_token` or
+ * `accessToken` member, or a line `NAME=token` / `NAME: token` whose name contains
+ * `token` or `api_key` (`PUSHBULLET_TOKEN=o.abc`, `access_token: "o.abc"`; an
+ * unquoted value ends at a ` # comment`).
  *
  * @param hint what to do when the file holds no token, appended to that message.
  * @throws {Error} when the file holds no token, or something that is not one; the

@@ -37,7 +37,7 @@ export interface ProxyAppOptions {
   routes: readonly ProxyRoute[];
   /**
    * The HTTP client for remote calls (the role passes the pooled client of
-   * `http1_client.ts`). @default globalThis.fetch
+   * `lib/http1/client.ts`). @default globalThis.fetch
    */
   fetch?: typeof fetch;
   /** Where failures are logged. */

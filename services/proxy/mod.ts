@@ -4,7 +4,11 @@
  *
  * @module
  */
-import { listenSettings, serveApp } from "../../lib/http.ts";
+import {
+  listenSettings,
+  type RunningServer,
+  serveApp,
+} from "../../lib/http.ts";
 import { defineRole } from "../../lib/role.ts";
 import { durationMs, text } from "../../lib/settings.ts";
 import { createProxyApp } from "./app.ts";
@@ -40,13 +44,19 @@ export const proxyRole = defineRole({
       allowOrigin: settings.PROXY_ALLOW_ORIGIN,
       timeoutMs: settings.PROXY_TIMEOUT_MS,
     });
-    const server = serveApp(app, {
-      hostname: settings.PROXY_HOST,
-      port: settings.PROXY_PORT,
-      portSetting: "PROXY_PORT",
-      log,
-      name: "proxy",
-    });
+    let server: RunningServer;
+    try {
+      server = serveApp(app, {
+        hostname: settings.PROXY_HOST,
+        port: settings.PROXY_PORT,
+        portSetting: "PROXY_PORT",
+        log,
+        name: "proxy",
+      });
+    } catch (error) {
+      client.close();
+      throw error;
+    }
     for (const route of settings.PROXY_ROUTES) {
       log.info(`proxy route /${route.name} -> ${route.base}`);
     }

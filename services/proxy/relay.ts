@@ -17,7 +17,7 @@ import type { ProxyRoute } from "./routes.ts";
 /** Options of {@linkcode createRelay}. */
 export interface RelayOptions {
   /**
-   * The HTTP client: the pooled client of `http1_client.ts` (which applies the
+   * The HTTP client: the pooled client of `lib/http1/client.ts` (which applies the
    * caller's header rules while building its answers), or `fetch`.
    */
   fetch: typeof fetch;

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { createFakeScanner } from "./_fake_scanner.ts";
 import { readTemperature } from "./read_temperature.ts";
+import type { Scanner } from "./scanner.ts";
 
 const ADDRESS = "AA:BB:CC:DD:EE:FF";
 /** BeeWi manufacturer data: 21.5 °C, 55 %, battery 92 %. */
@@ -169,5 +170,51 @@ Deno.test("readTemperature() stops on abort and closes the scanner", async () =>
       readTemperature(ADDRESS, { scanner, signal: controller.signal }),
       /stopping/,
     );
+  });
+});
+
+Deno.test("readTemperature() stops when aborted while the scanner is made", async (t) => {
+  /** A scanner factory that takes 1000 ms, as loading noble may. */
+  const slowFactory = (scanner: Scanner) => () =>
+    new Promise<Scanner>((resolve) => setTimeout(() => resolve(scanner), 1000));
+
+  await t.step(
+    "it closes the new scanner and rejects with the reason",
+    async () => {
+      await withClock(async (clock) => {
+        const scanner = createFakeScanner();
+        const controller = new AbortController();
+        const result = track(
+          readTemperature(ADDRESS, {
+            createScanner: slowFactory(scanner),
+            signal: controller.signal,
+          }),
+        );
+        await clock.tickAsync(500);
+        controller.abort(new Error("stopping"));
+        await clock.tickAsync(500);
+        assert.equal(result.settled, true, "settled once the scanner is made");
+        assert.equal((result.error as Error).message, "stopping");
+        assert.deepEqual(scanner.calls, [{ call: "close", at: 1000 }]);
+        assert.equal(clock.countTimers(), 0, "no time-out left running");
+      });
+    },
+  );
+
+  await t.step("without an abort it scans with the scanner made", async () => {
+    await withClock(async (clock) => {
+      const scanner = createFakeScanner();
+      const result = track(
+        readTemperature(ADDRESS, { createScanner: slowFactory(scanner) }),
+      );
+      await clock.tickAsync(1000);
+      scanner.advertise({ address: ADDRESS, manufacturerData: DATA });
+      await clock.tickAsync(0);
+      assert.equal(result.value?.temperature, 21.5);
+      assert.deepEqual(scanner.calls.map((c) => `${c.call}@${c.at}`), [
+        "start@1000",
+        "close@1000",
+      ]);
+    });
   });
 });

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Log } from "../../lib/log.ts";
+import type { Log } from "../log.ts";
 import { type BeeWiReading, decodeBeeWi } from "./beewi.ts";
 import { normalizeBluetoothAddress } from "./bluetooth_address.ts";
 import { createNobleScanner } from "./noble_scanner.ts";
@@ -21,8 +21,13 @@ export interface ReadTemperatureOptions {
   restartMs?: number;
   /** Aborts the read: the promise rejects with the signal's reason. */
   signal?: AbortSignal;
-  /** The BLE scanner. @default a scanner on `npm:@stoprocent/noble` */
+  /** The BLE scanner. @default one made by `createScanner` */
   scanner?: Scanner;
+  /**
+   * Makes the scanner when `scanner` is not given; called once per read.
+   * @default {@linkcode createNobleScanner}, a scanner on `npm:@stoprocent/noble`
+   */
+  createScanner?: (options: { log: Log }) => Promise<Scanner>;
   /** Receives progress at DEBUG and the Bluetooth library's own messages. */
   log?: Log;
 }
@@ -61,7 +66,14 @@ export async function readTemperature(
     );
   }
   signal?.throwIfAborted();
-  const scanner = options.scanner ?? await createNobleScanner({ log });
+  const createScanner = options.createScanner ?? createNobleScanner;
+  const scanner = options.scanner ?? await createScanner({ log });
+  // An abort while the scanner was made has already fired: a listener added now
+  // would never run, and the read would last until the time-out.
+  if (signal?.aborted) {
+    await closeScanner(scanner, log);
+    throw signal.reason;
+  }
 
   return await new Promise<BeeWiReading | undefined>((resolve, reject) => {
     let settled = false;
@@ -71,9 +83,7 @@ export async function readTemperature(
       clearTimeout(restartTimer);
       clearTimeout(deadlineTimer);
       signal?.removeEventListener("abort", onAbort);
-      scanner.close().catch((error) =>
-        log.debug(`Closing the Bluetooth scanner failed: ${error}`)
-      ).finally(outcome);
+      closeScanner(scanner, log).finally(outcome);
     };
     const fail = (error: unknown) => finish(() => reject(error));
     const onAbort = () => fail(signal?.reason);
@@ -103,4 +113,13 @@ export async function readTemperature(
     signal?.addEventListener("abort", onAbort, { once: true });
     scanner.start(onAdvertisement).catch(fail);
   });
+}
+
+/** Closes `scanner`, logging a failure at DEBUG instead of throwing it. */
+async function closeScanner(scanner: Scanner, log: Log): Promise<void> {
+  try {
+    await scanner.close();
+  } catch (error) {
+    log.debug(`Closing the Bluetooth scanner failed: ${error}`);
+  }
 }

@@ -7,7 +7,7 @@
  */
 import type { AdapterState, Noble, Peripheral } from "@stoprocent/noble";
 import process from "node:process";
-import { errorText, type Log } from "../../lib/log.ts";
+import { errorText, type Log } from "../log.ts";
 import {
   type AdapterWait,
   linuxHasNoAdapter,
@@ -35,7 +35,15 @@ export interface NobleScannerOptions {
 /**
  * Loads noble and returns a scanner on the system's default adapter (HCI on Linux).
  *
+ * @param options the logger for the library's messages, and test seams
+ * @returns a scanner that must be closed to release the adapter
  * @throws (rejects) when the library or its native binding cannot load
+ * @example
+ * ```ts
+ * const scanner = await createNobleScanner({ log });
+ * await scanner.start((ad) => log.debug(`Heard ${ad.address}`));
+ * await scanner.close();
+ * ```
  */
 export async function createNobleScanner(
   options: NobleScannerOptions,

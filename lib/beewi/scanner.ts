@@ -1,6 +1,6 @@
 /**
- * The small BLE scanning interface the reader's timing logic depends on, so it is
- * tested with an injected scanner instead of a radio.
+ * The small BLE scanning interface `readTemperature()`'s timing logic depends
+ * on, so it is tested with an injected scanner instead of a radio.
  *
  * @module
  */

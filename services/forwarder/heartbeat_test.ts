@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { createMemoryLog } from "../../lib/log.ts";
+import { startHeartbeat } from "./heartbeat.ts";
+import type { Queue, QueueMessage } from "./sqs_queue.ts";
+
+const message = (id: string): QueueMessage => ({
+  id,
+  body: id,
+  receiptHandle: `r-${id}`,
+});
+
+/** A queue whose extensions wait until the test releases them. */
+function slowQueue() {
+  const calls: { ids: string[]; release: () => void }[] = [];
+  const queue: Queue = {
+    visibilityTimeout: () => Promise.resolve(3),
+    receive: () => Promise.resolve([]),
+    deleteBatch: () => Promise.resolve([]),
+    extendVisibility: (messages) =>
+      new Promise((resolve) =>
+        calls.push({ ids: messages.map((m) => m.id), release: resolve })
+      ),
+  };
+  return { queue, calls };
+}
+
+Deno.test("startHeartbeat() extends the pending messages, one extension at a time", async () => {
+  const clock = FakeTimers.install({ now: 0 });
+  try {
+    const { queue, calls } = slowQueue();
+    const [a, b] = [message("a"), message("b")];
+    const heartbeat = startHeartbeat({
+      queue,
+      log: createMemoryLog(),
+      messages: [a, b],
+      visibilitySeconds: 3,
+    });
+    await clock.tickAsync(1999);
+    assert.equal(calls.length, 0);
+    await clock.tickAsync(1); // two thirds of 3 s
+    assert.deepEqual(calls.map((call) => call.ids), [["a", "b"]]);
+    heartbeat.done(a);
+    await clock.tickAsync(2000); // the first is still under way: skipped
+    assert.equal(calls.length, 1);
+    calls[0]!.release();
+    await clock.tickAsync(2000);
+    assert.deepEqual(calls.map((call) => call.ids), [["a", "b"], ["b"]]);
+    let stopped = false;
+    const stopping = heartbeat.stop().then(() => stopped = true);
+    await clock.tickAsync(0);
+    assert.equal(stopped, false, "stop() waits for the extension under way");
+    calls[1]!.release();
+    await stopping;
+    await clock.tickAsync(10_000);
+    assert.equal(calls.length, 2);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("startHeartbeat() logs a failed extension as a warning", async () => {
+  const clock = FakeTimers.install({ now: 0 });
+  try {
+    const log = createMemoryLog();
+    const queue: Queue = {
+      ...slowQueue().queue,
+      extendVisibility: () =>
+        Promise.reject(new Error("ReceiptHandleIsInvalid")),
+    };
+    const heartbeat = startHeartbeat({
+      queue,
+      log,
+      messages: [message("a")],
+      visibilitySeconds: 3,
+    });
+    await clock.tickAsync(2000);
+    await heartbeat.stop();
+    assert.deepEqual(log.at("WARNING"), [
+      "Cannot extend the visibility of 1 message: ReceiptHandleIsInvalid",
+    ]);
+  } finally {
+    clock.uninstall();
+  }
+});

@@ -7,7 +7,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { errorText, type Log } from "./log.ts";
-import { host, port } from "./settings.ts";
+import { host, port } from "./setting_kinds.ts";
 
 /** Options of {@linkcode createHttpApp}. */
 export interface HttpAppOptions {

@@ -12,7 +12,7 @@ import {
   type LogRecord,
   type Sink,
 } from "@logtape/logtape";
-import { choice } from "./settings.ts";
+import { choice } from "./setting_kinds.ts";
 
 /** Level names as written in a log line (Python's names). */
 export type LevelName = "DEBUG" | "INFO" | "WARNING" | "ERROR";

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { defineRole } from "./role.ts";
-import { optional, port, SettingsError, text } from "./settings.ts";
+import { optional, SettingsError } from "./settings.ts";
+import { port, text } from "./setting_kinds.ts";
 
 const role = defineRole({
   name: "pair",

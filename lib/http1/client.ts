@@ -6,22 +6,29 @@
  * paths, and `fetch` costs about twice as much per call on a local network. This
  * client speaks plain `http:` itself and hands any other URL to the fallback `fetch`.
  * Like Deno's `fetch`, it decodes gzip, deflate and brotli bodies and keeps the
- * answer's headers as they were; it never follows redirects. Bodies stream both ways. Unlike `fetch`, it does not read HTTP_PROXY
- * and friends: plain-http remotes are called directly.
+ * answer's headers as they were; it never follows redirects. Bodies stream both
+ * ways. Unlike `fetch`, it does not read HTTP_PROXY and friends: plain-http remotes
+ * are called directly. An idle pooled connection is watched, so one the remote
+ * closes (its keep-alive time-out) leaves the pool at once.
  *
  * @module
  */
-import { ByteReader, EndOfStream } from "./_byte_reader.ts";
-import { type Answer, answerBody, type HeaderRewrite } from "./_answer_body.ts";
+import { ByteReader } from "./_byte_reader.ts";
+import type { HeaderRewrite } from "./_answer_body.ts";
+import { type RequestBody, requestHead } from "./_wire.ts";
 import {
-  latin1,
-  latin1Into,
-  parseHead,
-  type RequestBody,
-  type RequestHead,
-  requestHead,
-} from "./_wire.ts";
-import { concat, writeAll, writeBody } from "./_write.ts";
+  closeQuietly,
+  type Connection,
+  isStale,
+  type PendingCall,
+  send,
+} from "./_send.ts";
+import {
+  type Exchange,
+  type Exchanged,
+  type ExchangeInit,
+  wholeAnswer,
+} from "./exchange.ts";
 
 /** Options of {@linkcode createHttp1Client}. */
 export interface Http1ClientOptions {
@@ -41,35 +48,6 @@ export interface Http1RequestInit extends RequestInit {
   answerHeaders?: HeaderRewrite;
 }
 
-/** What {@linkcode Exchange} sends. */
-export interface ExchangeInit {
-  /** @default "GET" */
-  method?: string;
-  /** Header pairs (cheapest), or anything `Headers` accepts. */
-  headers?: HeadersInit;
-  body?: string | Uint8Array<ArrayBuffer> | null;
-  signal?: AbortSignal | null;
-  /** Drop the answer's body instead of reading it (`body` is then empty). */
-  discardBody?: boolean;
-}
-
-/** A whole answer: status, header pairs (names in lower case) and body bytes. */
-export interface Exchanged {
-  status: number;
-  statusText: string;
-  headers: [string, string][];
-  body: Uint8Array;
-}
-
-/**
- * One request whose whole answer is wanted at once: no `Response`, `Headers` or
- * stream objects on the way, for callers that only read a status or a small body.
- */
-export type Exchange = (
-  url: string | URL,
-  init?: ExchangeInit,
-) => Promise<Exchanged>;
-
 /** A pooled HTTP/1.1 client. */
 export interface Http1Client {
   /** Calls `input` like `fetch` (method, headers, body, signal are honoured). */
@@ -80,7 +58,6 @@ export interface Http1Client {
   close(): void;
 }
 
-const MAX_HEAD_BYTES = 64 * 1024;
 /** Bytes of a connection's reused buffer for request heads. */
 const OUT_SIZE = 4096;
 
@@ -239,181 +216,7 @@ export function createHttp1Client(
   };
 }
 
-/** An open connection and its reader (which keeps its buffer between answers). */
-interface Connection {
-  conn: Deno.TcpConn;
-  reader: ByteReader;
-  /** Holds a request head while it is written (saves an allocation per call). */
-  out: Uint8Array;
-  /** Whether it waits in the pool. */
-  idle: boolean;
-}
-
-/** One call on its connection, as `send` carries it out. */
-interface PendingCall {
-  connection: Connection;
-  head: RequestHead;
-  body: RequestBody;
-  method: string;
-  signal: AbortSignal | undefined;
-  rewrite: HeaderRewrite | undefined;
-  /** Set when the whole answer is wanted as an {@linkcode Exchanged}. */
-  lean: { discard: boolean } | undefined;
-}
-
 /** A string body as bytes, encoded once (for its length and for the wire). */
 function inlineBody(body: RequestBody | string): RequestBody {
   return typeof body === "string" ? new TextEncoder().encode(body) : body;
-}
-
-const NO_BYTES = new Uint8Array(0);
-
-/** Reads a `Response` whole into an {@linkcode Exchanged}. */
-export async function wholeAnswer(
-  response: Response,
-  discard = false,
-): Promise<Exchanged> {
-  let body = NO_BYTES;
-  if (discard) await response.body?.cancel();
-  else body = new Uint8Array(await response.arrayBuffer());
-  return {
-    status: response.status,
-    statusText: response.statusText,
-    headers: [...response.headers],
-    body,
-  };
-}
-
-/**
- * An {@linkcode Exchange} over any `fetch`: what the pooled client's `exchange` does
- * for callers given `fetch` instead (tests, or a fetch with a proxy). Like the pooled
- * client, it does not follow redirects: a 3xx is the answer.
- */
-export function fetchExchange(
-  doFetch: typeof fetch = globalThis.fetch,
-): Exchange {
-  return async (url, init = {}) =>
-    await wholeAnswer(
-      await doFetch(url, { ...init, redirect: "manual" }),
-      init.discardBody,
-    );
-}
-
-/**
- * Sends one request on its connection and returns the answer: a `Response` whose body
- * is still streaming or, for a lean call, the whole {@linkcode Exchanged}.
- */
-async function send(
-  pending: PendingCall,
-  done: (reusable: boolean) => void,
-): Promise<Response | Exchanged> {
-  const { body, signal } = pending;
-  const { conn, reader, out } = pending.connection;
-  const abort = () => closeQuietly(conn);
-  signal?.addEventListener("abort", abort, { once: true });
-  const finish = (reusable: boolean) => {
-    signal?.removeEventListener("abort", abort);
-    done(reusable);
-  };
-  try {
-    const text = pending.head.text;
-    const inline = typeof body === "string"
-      ? new TextEncoder().encode(body)
-      : body instanceof Uint8Array
-      ? body
-      : undefined;
-    if (inline) {
-      // Head and body in the connection's buffer when they fit: one write, no
-      // allocation.
-      const length = latin1Into(text, out);
-      if (length >= 0 && length + inline.length <= out.length) {
-        out.set(inline, length);
-        await writeAll(conn, out.subarray(0, length + inline.length));
-      } else await writeAll(conn, concat(latin1(text), inline));
-    } else {
-      const length = latin1Into(text, out);
-      await writeAll(conn, length < 0 ? latin1(text) : out.subarray(0, length));
-    }
-    let sent: Promise<boolean> = Promise.resolve(true);
-    if (body instanceof ReadableStream) {
-      sent = writeBody(conn, body, pending.head.chunked);
-    }
-    let answer: Answer;
-    do {
-      answer = parseHead(await reader.readHead(MAX_HEAD_BYTES));
-    } while (answer.status >= 100 && answer.status < 200);
-    const lean = pending.lean;
-    const small = lean && await sent &&
-      smallBody(answer, reader, pending.method, lean.discard);
-    if (small) {
-      finish(small.reusable);
-      return {
-        status: answer.status,
-        statusText: answer.statusText,
-        headers: answer.headers,
-        body: small.body,
-      };
-    }
-    const response = answerBody(
-      answer,
-      reader,
-      pending.method,
-      async (reusable) => {
-        finish(reusable && await sent);
-      },
-      pending.rewrite,
-    );
-    return lean ? await wholeAnswer(response, lean.discard) : response;
-  } catch (error) {
-    finish(false);
-    if (signal?.aborted) throw signal.reason;
-    throw error;
-  }
-}
-
-/**
- * The body of an answer that came whole with its head (no body, or a known length
- * already buffered, not chunked, not encoded), copied out of the reader's buffer (or
- * skipped when `discard`), and whether the connection may be reused; `undefined` for
- * any other answer.
- */
-function smallBody(
-  answer: Answer,
-  reader: ByteReader,
-  method: string,
-  discard: boolean,
-): { body: Uint8Array; reusable: boolean } | undefined {
-  let length: string | undefined;
-  let keepAlive = !answer.http10;
-  for (const [name, value] of answer.headers) {
-    if (name === "content-length") length = value;
-    else if (name === "transfer-encoding" || name === "content-encoding") {
-      return undefined;
-    } else if (name === "connection" && /(^|,)\s*close\s*($|,)/i.test(value)) {
-      keepAlive = false;
-    }
-  }
-  const bodiless = method === "HEAD" || answer.status === 204 ||
-    answer.status === 304;
-  const size = bodiless ? 0 : length === undefined ? NaN : Number(length);
-  if (!(size >= 0) || reader.buffered < size) return undefined;
-  const taken = reader.take(size);
-  const body = discard || size === 0 ? NO_BYTES : taken.slice();
-  return { body, reusable: keepAlive && reader.buffered === 0 };
-}
-
-/** Whether `error` shows a connection closed before any answer came back. */
-function isStale(error: unknown): boolean {
-  return (error instanceof EndOfStream && error.received === 0) ||
-    error instanceof Deno.errors.BrokenPipe ||
-    error instanceof Deno.errors.ConnectionReset ||
-    error instanceof Deno.errors.ConnectionAborted;
-}
-
-function closeQuietly(conn: Deno.Conn): void {
-  try {
-    conn.close();
-  } catch {
-    // already closed
-  }
 }

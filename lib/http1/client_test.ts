@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  createHttp1Client,
-  fetchExchange,
-  type Http1RequestInit,
-} from "./client.ts";
+import { createHttp1Client, type Http1RequestInit } from "./client.ts";
+import { fetchExchange } from "./exchange.ts";
 
 /**
  * A TCP server answering each request with the raw bytes `answer` returns; records

@@ -6,20 +6,22 @@
  * @module
  */
 import {
-  choice,
   custom,
+  optional,
+  refine,
+  type SettingsOf,
+} from "../../lib/settings.ts";
+import {
+  choice,
   decimal,
   durationMs,
   headerSecret,
   integer,
-  optional,
   port,
-  refine,
   secret,
-  type SettingsOf,
   text,
   url,
-} from "../../lib/settings.ts";
+} from "../../lib/setting_kinds.ts";
 import { normalizeBluetoothAddress } from "../../lib/beewi/bluetooth_address.ts";
 import { cronSchedule } from "./cron_schedule.ts";
 import { pressureSettings } from "./pressure/mod.ts";

@@ -5,7 +5,7 @@
  */
 import { listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole, type RoleDescriptor } from "../../lib/role.ts";
-import { headerSecret } from "../../lib/settings.ts";
+import { headerSecret } from "../../lib/setting_kinds.ts";
 import { createDataApiApp } from "./app.ts";
 
 /** Settings of the `data-api` role. */

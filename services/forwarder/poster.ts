@@ -4,7 +4,7 @@
  * @module
  */
 import { withDeadline } from "../../lib/deadline.ts";
-import { type Exchange, fetchExchange } from "../../lib/http1/client.ts";
+import { type Exchange, fetchExchange } from "../../lib/http1/exchange.ts";
 
 /** Options of {@linkcode createPoster}. */
 export interface PosterOptions {

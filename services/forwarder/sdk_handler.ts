@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type Exchange, fetchExchange } from "../../lib/http1/client.ts";
+import { type Exchange, fetchExchange } from "../../lib/http1/exchange.ts";
 
 /** The parts of the SDK's HTTP request this handler reads. */
 export interface SdkHttpRequest {

@@ -5,19 +5,21 @@
  * @module
  */
 import {
+  optional,
+  refine,
+  type Setting,
+  type SettingsOf,
+} from "../../lib/settings.ts";
+import {
   choice,
   durationMs,
   host,
   integer,
-  optional,
   port,
-  refine,
   secret,
-  type Setting,
-  type SettingsOf,
   text,
   url,
-} from "../../lib/settings.ts";
+} from "../../lib/setting_kinds.ts";
 import { statusList } from "./status_list.ts";
 
 /** A secret that must be usable as an HTTP header value. */

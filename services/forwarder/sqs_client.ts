@@ -5,7 +5,7 @@
  */
 import { SQSClient, type SQSClientConfig } from "@aws-sdk/client-sqs";
 import { fromIni } from "@aws-sdk/credential-providers";
-import type { Exchange } from "../../lib/http1/client.ts";
+import type { Exchange } from "../../lib/http1/exchange.ts";
 import type { Log } from "../../lib/log.ts";
 import { createSdkHandler } from "./sdk_handler.ts";
 import type { CredentialSettings } from "./settings.ts";

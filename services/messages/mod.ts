@@ -5,7 +5,8 @@
  */
 import { listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole } from "../../lib/role.ts";
-import { headerSecret, optional, text } from "../../lib/settings.ts";
+import { optional } from "../../lib/settings.ts";
+import { headerSecret, text } from "../../lib/setting_kinds.ts";
 import { errorText } from "../../lib/log.ts";
 import { createMessagesApp } from "./app.ts";
 import type { MessageStore } from "./message_store.ts";

@@ -6,13 +6,8 @@
  */
 import { listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole, type RoleDescriptor } from "../../lib/role.ts";
-import {
-  durationMs,
-  headerSecret,
-  optional,
-  type SettingsOf,
-  url,
-} from "../../lib/settings.ts";
+import { optional, type SettingsOf } from "../../lib/settings.ts";
+import { durationMs, headerSecret, url } from "../../lib/setting_kinds.ts";
 import { createNotifierApp } from "./app.ts";
 import { createPushClient } from "./push_client.ts";
 import { tokenFileSetting } from "./token_file_setting.ts";

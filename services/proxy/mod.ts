@@ -10,7 +10,7 @@ import {
   serveApp,
 } from "../../lib/http.ts";
 import { defineRole } from "../../lib/role.ts";
-import { durationMs, text } from "../../lib/settings.ts";
+import { durationMs, text } from "../../lib/setting_kinds.ts";
 import { createProxyApp } from "./app.ts";
 import { createHttp1Client } from "../../lib/http1/client.ts";
 import { proxyRoutes } from "./routes.ts";

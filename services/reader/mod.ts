@@ -9,7 +9,7 @@
  * @module
  */
 import { defineRole } from "../../lib/role.ts";
-import { durationMs } from "../../lib/settings.ts";
+import { durationMs } from "../../lib/setting_kinds.ts";
 import { readTemperature } from "../../lib/beewi/read_temperature.ts";
 import { startReader } from "./start_reader.ts";
 

@@ -11,13 +11,8 @@ import {
   type RoleDescriptor,
   type RunningRole,
 } from "../../lib/role.ts";
-import {
-  boolean,
-  headerSecret,
-  optional,
-  type SettingsOf,
-  url,
-} from "../../lib/settings.ts";
+import { optional, type SettingsOf } from "../../lib/settings.ts";
+import { boolean, headerSecret, url } from "../../lib/setting_kinds.ts";
 import { createTableApp } from "./app.ts";
 import { createTableSource } from "./table_source.ts";
 import { createBrowserOpener } from "./open_browser.ts";

@@ -195,15 +195,27 @@ function flagProblems(
 }
 
 /**
- * Resolves at the first SIGINT/SIGTERM; a second one (a user pressing Ctrl-C again)
+ * A signal within this time of the first is the same stop request delivered twice
+ * (`deno task` passes a SIGTERM on to the process, which also gets its process
+ * group's copy), not a user insisting.
+ */
+const REPEAT_GRACE_MS = 1000;
+
+/**
+ * Resolves at the first SIGINT/SIGTERM; a later one (a user pressing Ctrl-C again)
  * ends the process at once with exit code 1, without waiting for the roles to stop.
  */
 function signalPromise(): Promise<string> {
   return new Promise((resolve) => {
-    let received = 0;
+    let first: number | undefined;
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       Deno.addSignalListener(signal, () => {
-        if (received++ === 0) return resolve(signal);
+        const now = performance.now();
+        if (first === undefined) {
+          first = now;
+          return resolve(signal);
+        }
+        if (now - first < REPEAT_GRACE_MS) return;
         createLog("main").warn(
           `Received ${signal} again: exiting now, without waiting for the roles to stop`,
         );

@@ -63,7 +63,10 @@ export function parseCommandLine(
   };
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
-    if (word === "--help" || word === "-h") {
+    if (word === "--") {
+      // npm's habit (`deno task start -- messages`): nothing to separate here.
+      continue;
+    } else if (word === "--help" || word === "-h") {
       result.help = true;
     } else if (word === "--env-file" || word.startsWith("--env-file=")) {
       const value = word.includes("=")

@@ -62,3 +62,9 @@ Deno.test("parseCommandLine() reports a word past a role's arguments as an unkno
     'Unknown role "tabel", or an argument too many: table takes at most 3 arguments (roles: messages, table, collector)',
   ]);
 });
+
+Deno.test("parseCommandLine() ignores a lone --", () => {
+  const command = parseCommandLine(["--", "messages"], ROLES);
+  assert.deepEqual(command.roles, [{ name: "messages", args: [] }]);
+  assert.deepEqual(command.problems, []);
+});

@@ -11,9 +11,13 @@ as_root() {
   fi
 }
 
-if ! command -v deno >/dev/null 2>&1; then
-  echo "install_deps: installing Deno from the npm registry"
-  npm install -g deno
+deno_major() {
+  deno --version 2>/dev/null | sed -n 's/^deno \([0-9][0-9]*\)\..*/\1/p' | head -n 1
+}
+if [ "$(deno_major)" != "2" ]; then
+  echo "install_deps: installing Deno 2 from the npm registry"
+  if [ -w "$(npm prefix -g)/lib" ]; then npm install -g deno@2; else as_root npm install -g deno@2; fi
+  hash -r
 fi
 deno --version | head -n 1
 

@@ -72,6 +72,15 @@ export async function main(options: MainOptions): Promise<number> {
   let generatedToken: string | undefined;
   if (command.roles.length === 0) ({ env, generatedToken } = demoEnv(env));
   problems.push(...flagProblems(command.flags, requests, options.roles));
+  if (requests.length > 1) {
+    for (const role of options.roles) {
+      if (role.runsAlone && requests.some((r) => r.name === role.name)) {
+        problems.push(
+          `Role "${role.name}" runs alone (its exit code is its answer): start the other roles in another process`,
+        );
+      }
+    }
+  }
 
   let logging;
   try {

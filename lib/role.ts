@@ -47,6 +47,8 @@ export interface RoleDescriptor {
   readonly maxArgs: number;
   /** Command-line flags the role reads (`once` for `--once`). */
   readonly flags: readonly string[];
+  /** Whether it must be the only role of its process. */
+  readonly runsAlone: boolean;
   /** Every environment variable the role reads. */
   readonly settings: Schema;
   /**
@@ -72,6 +74,11 @@ export interface RoleDefinition<S extends Schema> {
   maxArgs?: number;
   /** Command-line flags the role reads (`once` for `--once`). @default none */
   flags?: readonly string[];
+  /**
+   * A one-shot program whose exit code is its answer (the reader): it runs alone in
+   * its process, so no other role hides that code. @default false
+   */
+  runsAlone?: boolean;
   /**
    * Maps positional arguments to environment overrides before parsing
    * (`table 3838 0.0.0.0 false` sets `TABLE_PORT`, `TABLE_HOST`, `TABLE_OPEN_BROWSER`).
@@ -116,6 +123,7 @@ export function defineRole<S extends Schema>(
     usage: definition.usage,
     maxArgs: definition.maxArgs ?? 0,
     flags: definition.flags ?? [],
+    runsAlone: definition.runsAlone ?? false,
     settings: definition.settings,
     prepare(context) {
       const extra = context.args.slice(definition.maxArgs ?? 0);

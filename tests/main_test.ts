@@ -75,6 +75,15 @@ Deno.test("--once next to a long-running role: exit 2", async () => {
   );
 });
 
+Deno.test("the reader next to another role: exit 2", async () => {
+  const child = startMain(["reader", "AA:BB:CC:DD:EE:FF", "messages"]);
+  assert.equal(await child.exited(), 2);
+  assert.equal(
+    child.stderr[0],
+    'Role "reader" runs alone (its exit code is its answer): start the other roles in another process',
+  );
+});
+
 Deno.test("a port in use: exit 1 with a line naming the address and the setting", async () => {
   const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = taken.addr as Deno.NetAddr;

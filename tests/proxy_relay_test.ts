@@ -70,6 +70,17 @@ function startBehaviourUpstream() {
         });
         return new Response(body);
       }
+      if (path === "/b/stall") {
+        // Sends one chunk, then nothing until the test ends.
+        const body = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            controller.enqueue(new TextEncoder().encode("first;"));
+            await hang.promise;
+            controller.close();
+          },
+        });
+        return new Response(body);
+      }
       return new Response("unknown", { status: 500 });
     },
   );
@@ -335,7 +346,19 @@ for (const transport of ["pooled client", "fetch"] as const) {
           message: 'Remote of route "b" did not answer within 1000 ms',
         });
       });
-      assert.equal(log.at("WARNING").length, 2);
+      await t.step("a remote silent mid-answer is cut short", async () => {
+        const response = await fetch(`${proxy}/b/stall`);
+        assert.equal(response.status, 200);
+        await assert.rejects(
+          within(response.text(), 10_000, "the stalled answer"),
+          (error: Error) => !/not within/.test(error.message),
+        );
+        assert.match(
+          log.at("WARNING").at(-1) ?? "",
+          /^Remote of route "b" sent nothing for 1000 ms in the middle of its answer: cut short$/,
+        );
+      });
+      assert.equal(log.at("WARNING").length, 3);
       assert.equal(log.at("ERROR").length, 0);
     });
   });

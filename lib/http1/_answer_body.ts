@@ -34,16 +34,23 @@ const READ_SIZE = 64 * 1024;
 /**
  * Builds the `Response` for `answer`, reading its body from `reader` as the consumer
  * pulls, with its header pairs passed through `rewrite` when given (framing and
- * coding are read from the pairs as received). `finish(reusable)` is called once: with `true` when the whole body was read
- * and the connection may carry another request, with `false` otherwise.
+ * coding are read from the pairs as received). `finish(reusable)` is called once:
+ * with `true` when the whole body was read and the connection may carry another
+ * request, with `false` otherwise. `onRead` hears of each part read (`false`) and of
+ * the end (`true`, once).
  */
 export function answerBody(
   answer: Answer,
   reader: ByteReader,
   method: string,
-  finish: (reusable: boolean) => void,
+  done: (reusable: boolean) => void,
   rewrite?: HeaderRewrite,
+  onRead?: (ended: boolean) => void,
 ): Response {
+  const finish = (reusable: boolean) => {
+    done(reusable);
+    onRead?.(true);
+  };
   const header = (name: string) =>
     answer.headers.find(([key]) => key === name)?.[1];
   const keepAlive = !answer.http10 &&
@@ -124,6 +131,7 @@ export function answerBody(
           throw new TypeError("The remote closed the connection mid-answer");
         }
         remaining -= bytes.length;
+        onRead?.(false);
         controller.enqueue(bytes);
         if (!chunked && remaining === 0) {
           controller.close();

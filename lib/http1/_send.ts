@@ -37,6 +37,7 @@ export interface PendingCall {
   method: string;
   signal: AbortSignal | undefined;
   rewrite: HeaderRewrite | undefined;
+  onBodyRead?: (ended: boolean) => void;
   /** Set when the whole answer is wanted as an {@linkcode Exchanged}. */
   lean: { discard: boolean } | undefined;
 }
@@ -104,6 +105,7 @@ export async function send(
         finish(reusable && await sent);
       },
       pending.rewrite,
+      pending.onBodyRead,
     );
     return lean ? await wholeAnswer(response, lean.discard) : response;
   } catch (error) {

@@ -46,6 +46,13 @@ export interface Http1RequestInit extends RequestInit {
    * handed to the fallback.
    */
   answerHeaders?: HeaderRewrite;
+  /**
+   * Called as the answer's body is read: `false` after each part, then `true` once
+   * when it ends (whole, cut short, or cancelled; at once for a body that came with
+   * the head). Lets a caller time out a remote that stalls mid-answer. Not called
+   * for URLs handed to the fallback.
+   */
+  onBodyRead?: (ended: boolean) => void;
 }
 
 /** A pooled HTTP/1.1 client. */
@@ -151,6 +158,7 @@ export function createHttp1Client(
       method,
       signal,
       rewrite: init.answerHeaders,
+      onBodyRead: init.onBodyRead,
       lean: lean ? { discard: init.discardBody ?? false } : undefined,
     };
     try {

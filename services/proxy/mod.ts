@@ -29,7 +29,8 @@ export const proxyRole = defineRole({
       default: "*",
     }),
     PROXY_TIMEOUT_MS: durationMs({
-      description: "Longest wait for a remote's answer before 504",
+      description:
+        "Longest wait for a remote's answer before 504, and longest silence mid-answer",
       default: 30_000,
       min: 1,
     }),

@@ -27,7 +27,8 @@ export interface RelayOptions {
   allowOrigin: string;
   /**
    * Longest wait for the remote's status line and headers, in ms, counted from the
-   * last byte of the request body sent.
+   * last byte of the request body sent; also the longest silence of the remote in the
+   * middle of its body, after which the answer is cut short.
    */
   timeoutMs: number;
 }
@@ -64,7 +65,22 @@ export function createRelay(options: RelayOptions): Relay {
 
   return async function relay(request, route, target) {
     const controller = new AbortController();
-    const deadline = deadlines.start(() => controller.abort(timedOut));
+    let phase: "head" | "body" | "done" = "head";
+    const deadline = deadlines.start(() => {
+      if (phase === "body") {
+        log.warn(
+          `Remote of route "${route.name}" sent nothing for ${timeoutMs} ms in the middle of its answer: cut short`,
+        );
+      }
+      controller.abort(timedOut);
+    });
+    // Each part of the remote's body counts the time-out again; its end stops it.
+    const bodyRead = (ended: boolean) => {
+      if (phase === "done") return;
+      if (!ended) return deadline.restart();
+      phase = "done";
+      deadline.done();
+    };
     const hasBody = request.method !== "GET" && request.method !== "HEAD" &&
       request.body !== null;
     // The time-out counts from the last byte sent: a long upload is not a slow remote.
@@ -89,11 +105,13 @@ export function createRelay(options: RelayOptions): Relay {
         prepared = true;
         return callerHeaderPairs(pairs, allowOrigin);
       },
+      onBodyRead: bodyRead,
     };
     let remote: Response;
     try {
       remote = await options.fetch(target, init);
     } catch (error) {
+      bodyRead(true);
       if (controller.signal.reason === timedOut) {
         log.warn(
           `Remote of route "${route.name}" did not answer within ${timeoutMs} ms`,
@@ -107,23 +125,53 @@ export function createRelay(options: RelayOptions): Relay {
         `Remote of route "${route.name}" is unreachable: ${errorText(error)}`,
       );
       return fail(502, `Remote of route "${route.name}" is unreachable`);
-    } finally {
-      deadline.done();
     }
+    if (phase === "head") {
+      phase = "body";
+      deadline.restart();
+    }
+    // The pooled client reports the body's reading through `onBodyRead`.
     if (prepared) return remote;
-    try {
-      // Answers of a stand-in with mutable headers can be changed in place.
-      prepareCallerHeaders(remote.headers, allowOrigin);
-      return remote;
-    } catch {
-      // fetch's answers have immutable headers: copy them.
-      const response = new Response(remote.body, {
+    if (remote.body === null) bodyRead(true);
+    // fetch's answers have immutable headers, and their body is watched here.
+    const response = new Response(
+      remote.body === null ? null : watched(remote.body, bodyRead),
+      {
         status: remote.status,
         statusText: remote.statusText,
         headers: remote.headers,
-      });
-      prepareCallerHeaders(response.headers, allowOrigin);
-      return response;
-    }
+      },
+    );
+    prepareCallerHeaders(response.headers, allowOrigin);
+    return response;
   };
+}
+
+/** `body`, telling `onRead` of each part (`false`) and of its end (`true`). */
+function watched(
+  body: ReadableStream<Uint8Array>,
+  onRead: (ended: boolean) => void,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          onRead(true);
+          controller.close();
+        } else {
+          onRead(false);
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        onRead(true);
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      onRead(true);
+      return reader.cancel(reason);
+    },
+  });
 }

@@ -45,6 +45,7 @@ export const readerRole = defineRole({
     'Reads a BeeWi Bluetooth thermometer once and prints {"temperature":"21.5"}',
   usage: "reader ADDRESS",
   maxArgs: 1,
+  runsAlone: true,
   settings: readerSettings,
   start(settings, { args, log }) {
     return Promise.resolve(startReader({

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { parseCommandLine } from "./lib/cli.ts";
+import { combinationProblems, parseCommandLine } from "./lib/cli.ts";
 import { EnvFileError, loadEnv } from "./lib/env_file.ts";
 import { helpText } from "./lib/help.ts";
 import { createLog, errorText, type Log } from "./lib/log.ts";
@@ -71,16 +71,7 @@ export async function main(options: MainOptions): Promise<number> {
     : DEMO_ROLES.map((name) => ({ name, args: [] as string[] }));
   let generatedToken: string | undefined;
   if (command.roles.length === 0) ({ env, generatedToken } = demoEnv(env));
-  problems.push(...flagProblems(command.flags, requests, options.roles));
-  if (requests.length > 1) {
-    for (const role of options.roles) {
-      if (role.runsAlone && requests.some((r) => r.name === role.name)) {
-        problems.push(
-          `Role "${role.name}" runs alone (its exit code is its answer): start the other roles in another process`,
-        );
-      }
-    }
-  }
+  problems.push(...combinationProblems(command.flags, requests, options.roles));
 
   let logging;
   try {
@@ -176,31 +167,6 @@ export async function main(options: MainOptions): Promise<number> {
   if (!(await stopAll())) return 1;
   log.info("Stopped");
   return 0;
-}
-
-/**
- * A flag given without a role that reads it (`--once` without `collector`), or with
- * roles that do not (a one-pass run next to a server would never end).
- */
-function flagProblems(
-  flags: ReadonlySet<string>,
-  requests: readonly { name: string }[],
-  roles: readonly RoleDescriptor[],
-): string[] {
-  const named = roles.filter((role) =>
-    requests.some((request) => request.name === role.name)
-  );
-  return [...flags].flatMap((flag) => {
-    const owners = roles.filter((role) => role.flags.includes(flag))
-      .map((role) => role.name);
-    const others = named.filter((role) => !role.flags.includes(flag))
-      .map((role) => role.name);
-    if (others.length === 0) return [];
-    const rule = `Option "--${flag}" applies to ${owners.join(", ")} only`;
-    return others.length === named.length
-      ? [`${rule}: name that role (deno task start ${owners[0]} --${flag})`]
-      : [`${rule}: start ${others.join(", ")} in another process`];
-  });
 }
 
 /**

@@ -34,6 +34,10 @@ export interface RoleShape {
   readonly name: string;
   /** How many positional arguments it takes. @default 0 */
   readonly maxArgs?: number;
+  /** Command-line flags it reads (`once` for `--once`). @default none */
+  readonly flags?: readonly string[];
+  /** Whether it must be the only role of its process. @default false */
+  readonly runsAlone?: boolean;
 }
 
 /**
@@ -122,4 +126,46 @@ function takes(request: RoleRequest, roles: readonly RoleShape[]): string {
   return max === 0
     ? "takes no arguments"
     : `takes at most ${max} argument${max === 1 ? "" : "s"}`;
+}
+
+/**
+ * What cannot run together: a flag without a role that reads it (`--once` without
+ * `collector`) or next to roles that do not (a one-pass run beside a server would
+ * never end), and a role that runs alone (the reader) next to others.
+ *
+ * @example
+ * ```ts
+ * combinationProblems(new Set(["once"]), [{ name: "messages" }], roles);
+ * // ['Option "--once" applies to collector only: name that role (...)']
+ * ```
+ */
+export function combinationProblems(
+  flags: ReadonlySet<string>,
+  requests: readonly { name: string }[],
+  roles: readonly RoleShape[],
+): string[] {
+  const named = roles.filter((role) =>
+    requests.some((request) => request.name === role.name)
+  );
+  const reads = (role: RoleShape, flag: string) =>
+    role.flags?.includes(flag) ?? false;
+  const problems = [...flags].flatMap((flag) => {
+    const owners = roles.filter((role) => reads(role, flag))
+      .map((role) => role.name);
+    const others = named.filter((role) => !reads(role, flag))
+      .map((role) => role.name);
+    if (others.length === 0) return [];
+    const rule = `Option "--${flag}" applies to ${owners.join(", ")} only`;
+    return others.length === named.length
+      ? [`${rule}: name that role (deno task start ${owners[0]} --${flag})`]
+      : [`${rule}: start ${others.join(", ")} in another process`];
+  });
+  if (requests.length > 1) {
+    for (const role of named.filter((role) => role.runsAlone)) {
+      problems.push(
+        `Role "${role.name}" runs alone (its exit code is its answer): start the other roles in another process`,
+      );
+    }
+  }
+  return problems;
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseCommandLine } from "./cli.ts";
+import { combinationProblems, parseCommandLine } from "./cli.ts";
 
 const ROLES = [
   { name: "messages" },
@@ -67,4 +67,31 @@ Deno.test("parseCommandLine() ignores a lone --", () => {
   const command = parseCommandLine(["--", "messages"], ROLES);
   assert.deepEqual(command.roles, [{ name: "messages", args: [] }]);
   assert.deepEqual(command.problems, []);
+});
+
+Deno.test("combinationProblems() keeps --once with its role, alone, and the reader alone", () => {
+  const roles = [
+    { name: "messages" },
+    { name: "collector", flags: ["once"] },
+    { name: "reader", maxArgs: 1, runsAlone: true },
+  ];
+  const once = new Set(["once"]);
+  const named = (...names: string[]) => names.map((name) => ({ name }));
+  assert.deepEqual(combinationProblems(once, named("collector"), roles), []);
+  assert.deepEqual(combinationProblems(new Set(), named("reader"), roles), []);
+  assert.deepEqual(combinationProblems(once, named("messages"), roles), [
+    'Option "--once" applies to collector only: name that role (deno task start collector --once)',
+  ]);
+  assert.deepEqual(
+    combinationProblems(once, named("collector", "messages"), roles),
+    [
+      'Option "--once" applies to collector only: start messages in another process',
+    ],
+  );
+  assert.deepEqual(
+    combinationProblems(new Set(), named("reader", "messages"), roles),
+    [
+      'Role "reader" runs alone (its exit code is its answer): start the other roles in another process',
+    ],
+  );
 });

@@ -41,6 +41,32 @@ export function demoEnv(env: Env): DemoEnv {
   return { env: result, generatedToken };
 }
 
+/**
+ * What the demo set prints once it runs: the page to open and how to stop, and the
+ * generated data-API token (a new one at each start) when there is one.
+ *
+ * @example
+ * ```ts
+ * demoBanner({}, "abc");
+ * // ["Demo running: open http://127.0.0.1:3838/ (Ctrl-C to stop)",
+ * //  "Demo data-API token (generated because DATA_API_TOKEN is unset): abc"]
+ * ```
+ */
+export function demoBanner(env: Env, generatedToken?: string): string[] {
+  const port = env.TABLE_PORT?.trim() || "3838";
+  const lines = [
+    `Demo running: open http://${
+      localHost(env.TABLE_HOST)
+    }:${port}/ (Ctrl-C to stop)`,
+  ];
+  if (generatedToken) {
+    lines.push(
+      `Demo data-API token (generated because DATA_API_TOKEN is unset): ${generatedToken}`,
+    );
+  }
+  return lines;
+}
+
 /** Where the local data API is reached: its own address unless it listens on all. */
 function localHost(listenHost: string | undefined): string {
   const host = listenHost?.trim().replace(/^\[(.*)\]$/, "$1") ?? "";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { demoEnv } from "./demo.ts";
+import { demoBanner, demoEnv } from "./demo.ts";
 
 Deno.test("demoEnv() generates a token and points the table at the local data API", () => {
   const { env, generatedToken } = demoEnv({ DATA_API_PORT: "9003" });
@@ -33,4 +33,14 @@ Deno.test("demoEnv() points the table at the data API's own address", () => {
   for (const [host, url] of cases) {
     assert.equal(demoEnv({ DATA_API_HOST: host }).env.API_URL, url, host);
   }
+});
+
+Deno.test("demoBanner() names the page, how to stop, and the generated token", () => {
+  assert.deepEqual(demoBanner({}, "abc"), [
+    "Demo running: open http://127.0.0.1:3838/ (Ctrl-C to stop)",
+    "Demo data-API token (generated because DATA_API_TOKEN is unset): abc",
+  ]);
+  assert.deepEqual(demoBanner({ TABLE_HOST: "::1", TABLE_PORT: "9000" }), [
+    "Demo running: open http://[::1]:9000/ (Ctrl-C to stop)",
+  ]);
 });

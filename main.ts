@@ -20,7 +20,7 @@ import { createLog, errorText, type Log } from "./lib/log.ts";
 import { configureLogging, loggingSettings } from "./lib/logging.ts";
 import type { RoleDescriptor, RunningRole } from "./lib/role.ts";
 import { parseSettings, SettingsError } from "./lib/settings.ts";
-import { DEMO_ROLES, demoEnv } from "./demo.ts";
+import { DEMO_ROLES, demoBanner, demoEnv } from "./demo.ts";
 import { ROLES } from "./roles.ts";
 
 /** Exit code for a bad command line or bad settings. */
@@ -114,11 +114,6 @@ export async function main(options: MainOptions): Promise<number> {
     write: options.writeLog,
   });
   const log = createLog("main");
-  if (generatedToken) {
-    options.print(
-      `Demo data-API token (generated because DATA_API_TOKEN is unset): ${generatedToken}`,
-    );
-  }
 
   const running: { name: string; role: RunningRole }[] = [];
   /** Stops the started roles, last first; false when one could not stop cleanly. */
@@ -144,6 +139,10 @@ export async function main(options: MainOptions): Promise<number> {
       await stopAll();
       return 1;
     }
+  }
+  // Once everything listens: where to look, and the token of this run.
+  if (command.roles.length === 0) {
+    for (const line of demoBanner(env, generatedToken)) options.print(line);
   }
 
   const finite = running.every(({ role }) => role.done !== undefined);
@@ -200,7 +199,28 @@ function signalPromise(): Promise<string> {
   });
 }
 
+/**
+ * Ends the process with a log line in the product's format when a failure escapes
+ * every handler (for example the HTTP server's accept loop when the process runs
+ * out of file descriptors), instead of the runtime's own message.
+ */
+function exitOnEscapedFailure(): void {
+  const fail = (what: string, error: unknown) => {
+    createLog("main").error(`${what}: ${errorText(error)}; exiting`);
+    Deno.exit(1);
+  };
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    fail("Unexpected failure", event.reason);
+  });
+  globalThis.addEventListener("error", (event) => {
+    event.preventDefault();
+    fail("Unexpected error", event.error);
+  });
+}
+
 if (import.meta.main) {
+  exitOnEscapedFailure();
   const encoder = new TextEncoder();
   const code = await main({
     argv: Deno.args,

@@ -19,7 +19,8 @@ export interface HttpAppOptions {
 
 /**
  * Returns a Hono app with `GET /healthz`, JSON error bodies `{"message": ...}` for
- * `HTTPException`s and 404s, and a logged 500 for anything else.
+ * `HTTPException`s and 404s, 405 with `Allow` for another method on a path that has
+ * routes of its own, and a logged 500 for anything else.
  *
  * Throw `new HTTPException(status, { message })` from a handler to answer an error;
  * pass `res` instead to answer a body of your own (an empty one, for instance).
@@ -35,7 +36,18 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   if (options.healthz ?? true) {
     app.get("/healthz", (c) => c.json({ status: "ok" }));
   }
-  app.notFound((c) => c.json({ message: "Not found" }, 404));
+  app.notFound((c) => {
+    const allowed = allowedMethods(app, c.req.path);
+    if (allowed.length === 0) return c.json({ message: "Not found" }, 404);
+    const allow = allowed.join(", ");
+    return c.json(
+      { message: `Method ${c.req.method} not allowed: use ${allow}` },
+      405,
+      {
+        allow,
+      },
+    );
+  });
   app.onError((error, c) => {
     if (error instanceof HTTPException) {
       if (error.res) return error.getResponse();
@@ -50,6 +62,17 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     return c.json({ message: "Internal server error" }, 500);
   });
   return app;
+}
+
+/** The methods routed on exactly `path` (GET implies HEAD); middleware aside. */
+function allowedMethods(app: Hono, path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    if (route.path !== path || route.method === "ALL") continue;
+    methods.add(route.method);
+    if (route.method === "GET") methods.add("HEAD");
+  }
+  return [...methods];
 }
 
 function statusText(status: number): string {
@@ -96,6 +119,38 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
   };
 }
 
+/**
+ * The request body as text. A body that cannot be read (the client went away
+ * mid-upload) or is not UTF-8 (which would be stored with replacement characters)
+ * is a 400, not a server error.
+ *
+ * @example
+ * ```ts
+ * app.post("/items", async (c) => c.json(JSON.parse(await bodyText(c))));
+ * ```
+ */
+export async function bodyText(c: Context): Promise<string> {
+  let bytes: ArrayBuffer;
+  try {
+    bytes = await c.req.arrayBuffer();
+  } catch {
+    throw unreadableBody();
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new HTTPException(400, {
+      message: "Invalid body: it is not valid UTF-8 text",
+    });
+  }
+}
+
+function unreadableBody(): HTTPException {
+  return new HTTPException(400, {
+    message: "The request body could not be read: the upload was cut short",
+  });
+}
+
 function tooLarge(c: Context, maxBytes: number): Response {
   return c.json({
     message: `Request body too large: the limit is ${maxBytes} bytes`,
@@ -111,7 +166,9 @@ async function readAtMost(
   let size = 0;
   const reader = stream.getReader();
   while (true) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => {
+      throw unreadableBody();
+    });
     if (done) break;
     size += value.length;
     if (size > max) {
@@ -192,13 +249,35 @@ export function serveApp(
   },
   options: ServeOptions,
 ): RunningServer {
+  // Requests whose handler has not answered yet. `server.shutdown()` cuts off a
+  // request body still arriving, so a stop first waits for these to answer.
+  let inFlight = 0;
+  let draining = false;
+  let drained: (() => void) | undefined;
+  const answered = () => {
+    if (--inFlight === 0) drained?.();
+  };
+  const handler = (request: Request, info: Deno.ServeHandlerInfo) => {
+    if (draining) return stopping(options.name);
+    inFlight++;
+    let result: Response | Promise<Response>;
+    try {
+      result = app.fetch(request, info);
+    } catch (error) {
+      answered();
+      throw error;
+    }
+    if (result instanceof Promise) return result.finally(answered);
+    answered();
+    return result;
+  };
   let server: Deno.HttpServer;
   try {
     server = Deno.serve({
       hostname: options.hostname,
       port: options.port,
       onListen: () => {},
-    }, (request, info) => app.fetch(request, info));
+    }, handler);
   } catch (error) {
     throw new Error(listenProblem(options, error), { cause: error });
   }
@@ -219,8 +298,12 @@ export function serveApp(
       const expired = new Promise<"timeout">((resolve) => {
         timer = setTimeout(() => resolve("timeout"), timeout);
       });
+      draining = true;
+      const answering = inFlight === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => drained = resolve);
       const outcome = await Promise.race([
-        server.shutdown().then(() => "done" as const),
+        answering.then(() => server.shutdown()).then(() => "done" as const),
         expired,
       ]);
       clearTimeout(timer);
@@ -231,6 +314,14 @@ export function serveApp(
       }
     },
   };
+}
+
+/** The answer to a request that comes while the server is stopping. */
+function stopping(name: string): Response {
+  return Response.json({ message: `${name} is stopping: try again later` }, {
+    status: 503,
+    headers: { connection: "close", "retry-after": "5" },
+  });
 }
 
 /** Why a server could not listen, and what to do about it. */

@@ -130,3 +130,56 @@ Deno.test("serveApp() finishes in-flight requests before stopping", async () => 
   assert.equal(await response.text(), "finished");
   await stopped;
 });
+
+Deno.test("serveApp() lets an upload still arriving finish, and turns new requests away", async () => {
+  const log = createMemoryLog();
+  const app = createHttpApp({ log });
+  app.post(
+    "/upload",
+    async (c) => c.text(`got ${(await c.req.text()).length}`),
+  );
+  const server = serveApp(app, {
+    hostname: "127.0.0.1",
+    port: 0,
+    log,
+    name: "test",
+  });
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+  const send = (text: string) => conn.write(new TextEncoder().encode(text));
+  await send(
+    "POST /upload HTTP/1.1\r\nhost: x\r\ncontent-length: 10\r\n\r\n12345",
+  );
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const stopped = server.stop();
+  const late = await fetch(`${server.url}/upload`, {
+    method: "POST",
+    body: "x",
+  });
+  assert.equal(late.status, 503);
+  await late.body?.cancel();
+  await send("67890");
+  const answer = await new Response(conn.readable).text();
+  assert.match(answer, /^HTTP\/1\.1 200 /);
+  assert.match(answer, /got 10$/);
+  await stopped;
+  assert.deepEqual(log.at("ERROR"), []);
+});
+
+Deno.test("createHttpApp() answers 405 with Allow for another method on a routed path", async () => {
+  const app = createHttpApp({ log: createMemoryLog() });
+  app.get("/items", (c) => c.json([]));
+  app.post("/items", (c) => c.json({}, 201));
+  const put = await app.request("/items", { method: "PUT" });
+  assert.equal(put.status, 405);
+  assert.equal(put.headers.get("allow"), "GET, HEAD, POST");
+  assert.deepEqual(await put.json(), {
+    message: "Method PUT not allowed: use GET, HEAD, POST",
+  });
+  const health = await app.request("/healthz", { method: "POST" });
+  assert.equal(health.status, 405);
+  assert.equal(health.headers.get("allow"), "GET, HEAD");
+  await health.body?.cancel();
+  const missing = await app.request("/other", { method: "PUT" });
+  assert.equal(missing.status, 404);
+  await missing.body?.cancel();
+});

@@ -68,10 +68,28 @@ function renderMessage(record: LogRecord): string {
     .join("");
 }
 
+/** Control characters (tab aside) and the Unicode line and paragraph separators. */
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]/;
+const CONTROLS = new RegExp(CONTROL.source, "g");
+
+/** `\n`, `\r`, and `\uXXXX` for the other control characters. */
+function escapeControls(message: string): string {
+  return message.replace(
+    CONTROLS,
+    (char) =>
+      char === "\n"
+        ? "\\n"
+        : char === "\r"
+        ? "\\r"
+        : `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 /**
- * Formats one record as a text line: `DD/MM/YYYY HH:MM:SS [LEVEL] message`. Line
- * breaks in the message are written as `\n` and `\r`: a logged message body cannot
- * start a line of its own (one that could pass for another record).
+ * Formats one record as a text line: `DD/MM/YYYY HH:MM:SS [LEVEL] message`. Control
+ * characters in the message are escaped (`\n`, `\r`, `\u001b`): a logged message
+ * body can neither start a line of its own (one that could pass for another
+ * record) nor send escape sequences to a terminal.
  *
  * @example
  * ```ts
@@ -82,11 +100,7 @@ export function textLine(record: LogRecord): string {
   const message = renderMessage(record);
   return `${formatTimestamp(new Date(record.timestamp))} [${
     LEVEL_NAMES[record.level]
-  }] ${
-    /[\r\n]/.test(message)
-      ? message.replaceAll("\r", "\\r").replaceAll("\n", "\\n")
-      : message
-  }`;
+  }] ${CONTROL.test(message) ? escapeControls(message) : message}`;
 }
 
 /** Formats one record as a JSON object on one line. */

@@ -48,6 +48,13 @@ Deno.test("configureLogging() writes the product's line format", async (t) => {
     assert.ok(!/[\r\n]/.test(lines[0]!));
   });
 
+  await t.step("control characters are escaped, tabs kept", async () => {
+    lines.length = 0;
+    await configureLogging({ level: "INFO", format: "text", write });
+    createLog("test").info("\x1b[2Jred\x00\u2028end\tok");
+    assert.match(lines[0]!, /\[INFO\] \\u001b\[2Jred\\u0000\\u2028end\tok$/);
+  });
+
   await t.step("json lines", async () => {
     lines.length = 0;
     await configureLogging({ level: "DEBUG", format: "json", write });

@@ -22,6 +22,12 @@ Deno.test("the demo set runs messages, data-api and table wired together", async
       child.stdout.includes(line),
       "the token is printed on standard output",
     );
+    assert.ok(
+      child.stdout.includes(
+        `Demo running: open http://127.0.0.1:${table}/ (Ctrl-C to stop)`,
+      ),
+      child.stdout.join("\n"),
+    );
     await Promise.all(
       [messages, dataApi, table].map((p) =>
         waitForHttp(`http://127.0.0.1:${p}/healthz`)

@@ -248,3 +248,51 @@ Deno.test("a second signal ends the process at once with exit code 1", async () 
     await accepting;
   }
 });
+
+Deno.test("a failure that escapes every handler ends the process with a log line", async () => {
+  // Out of file descriptors, Deno's server loop fails outside any handler.
+  const port = freePort();
+  const child = new Deno.Command("bash", {
+    args: [
+      "-c",
+      `ulimit -n 80; exec "${Deno.execPath()}" run -A main.ts data-api`,
+    ],
+    cwd: new URL("..", import.meta.url).pathname,
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "",
+      HOME: Deno.env.get("HOME") ?? "",
+      DATA_API_TOKEN: "t0k3n",
+      DATA_API_HOST: "127.0.0.1",
+      DATA_API_PORT: String(port),
+    },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const conns: Deno.Conn[] = [];
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+    for (let i = 0; i < 200; i++) {
+      try {
+        conns.push(await Deno.connect({ hostname: "127.0.0.1", port }));
+      } catch {
+        break; // the process is gone
+      }
+    }
+    const { code } = await child.status;
+    const stderr = await new Response(child.stderr).text();
+    assert.equal(code, 1);
+    assert.match(
+      stderr,
+      /\d\d:\d\d:\d\d \[ERROR\] Unexpected failure: .*Too many open files.*; exiting/,
+    );
+    assert.doesNotMatch(stderr, /Uncaught/);
+  } finally {
+    for (const conn of conns) conn.close();
+    try {
+      child.kill();
+    } catch {
+      // already ended
+    }
+  }
+});

@@ -70,6 +70,18 @@ function startBehaviourUpstream() {
         });
         return new Response(body);
       }
+      if (path === "/b/break") {
+        // Sends one chunk, then breaks the connection.
+        let sent = false;
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent) return controller.error(new Error("upstream broke"));
+            sent = true;
+            controller.enqueue(new TextEncoder().encode("first;"));
+          },
+        });
+        return new Response(body);
+      }
       if (path === "/b/stall") {
         // Sends one chunk, then nothing until the test ends.
         const body = new ReadableStream<Uint8Array>({
@@ -358,7 +370,58 @@ for (const transport of ["pooled client", "fetch"] as const) {
           /^Remote of route "b" sent nothing for 1000 ms in the middle of its answer: cut short$/,
         );
       });
-      assert.equal(log.at("WARNING").length, 3);
+      await t.step(
+        "a caller gone mid-upload ends the remote call at once",
+        async () => {
+          const warnings = log.at("WARNING").length;
+          const conn = await Deno.connect({
+            hostname: "127.0.0.1",
+            port: Number(new URL(proxy).port),
+          });
+          await conn.write(
+            new TextEncoder().encode(
+              `POST /echo/upload HTTP/1.1\r\nhost: x\r\ncontent-length: 100000\r\n\r\n${
+                "x".repeat(1000)
+              }`,
+            ),
+          );
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          conn.close();
+          for (
+            let i = 0;
+            i < 100 && log.at("DEBUG").every((l) => !/went away/.test(l));
+            i++
+          ) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          assert.ok(
+            log.at("DEBUG").some((line) =>
+              line ===
+                'Caller of route "echo" went away during its upload: remote call ended'
+            ),
+            log.at("DEBUG").join("\n"),
+          );
+          assert.equal(log.at("WARNING").length, warnings);
+        },
+      );
+
+      await t.step("a remote breaking off its answer is logged", async () => {
+        const response = await fetch(`${proxy}/b/break`);
+        assert.equal(response.status, 200);
+        await assert.rejects(
+          within(response.text(), 10_000, "the broken answer"),
+          (error: Error) => !/not within/.test(error.message),
+        );
+        // The proxy logs when it notices, a moment after the caller sees the cut.
+        for (let i = 0; i < 50 && log.at("WARNING").length < 4; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        assert.match(
+          log.at("WARNING").at(-1) ?? "",
+          /^Remote of route "b" broke off its answer: /,
+        );
+      });
+      assert.equal(log.at("WARNING").length, 4);
       assert.equal(log.at("ERROR").length, 0);
     });
   });

@@ -37,7 +37,7 @@ const READ_SIZE = 64 * 1024;
  * coding are read from the pairs as received). `finish(reusable)` is called once:
  * with `true` when the whole body was read and the connection may carry another
  * request, with `false` otherwise. `onRead` hears of each part read (`false`) and of
- * the end (`true`, once).
+ * the end (`true`, once, with the error when the body failed).
  */
 export function answerBody(
   answer: Answer,
@@ -45,11 +45,11 @@ export function answerBody(
   method: string,
   done: (reusable: boolean) => void,
   rewrite?: HeaderRewrite,
-  onRead?: (ended: boolean) => void,
+  onRead?: (ended: boolean, error?: unknown) => void,
 ): Response {
-  const finish = (reusable: boolean) => {
+  const finish = (reusable: boolean, error?: unknown) => {
     done(reusable);
-    onRead?.(true);
+    onRead?.(true, error);
   };
   const header = (name: string) =>
     answer.headers.find(([key]) => key === name)?.[1];
@@ -69,7 +69,7 @@ export function answerBody(
   const chunked = /(^|,)\s*chunked\s*$/i.test(
     header("transfer-encoding") ?? "",
   );
-  const declared = header("content-length");
+  const declared = contentLength(answer.headers);
   let remaining = chunked
     ? 0
     : declared === undefined
@@ -95,10 +95,10 @@ export function answerBody(
     return response;
   }
   let ended = false;
-  const end = (reusable: boolean) => {
+  const end = (reusable: boolean, error?: unknown) => {
     if (ended) return;
     ended = true;
-    finish(reusable);
+    finish(reusable, error);
   };
   let afterChunk = false; // a chunk's data is followed by CRLF
   const body = new ReadableStream<Uint8Array>({
@@ -138,7 +138,7 @@ export function answerBody(
           end(keepAlive && reader.buffered === 0);
         }
       } catch (error) {
-        end(false);
+        end(false, error);
         controller.error(error);
       }
     },
@@ -153,4 +153,21 @@ export function answerBody(
     >,
   );
   return new Response(decoded, init);
+}
+
+/**
+ * The declared body length: `undefined` when none, and `"conflict"` (no number) when
+ * several values disagree, which RFC 9112 says must not be guessed at.
+ */
+function contentLength(headers: [string, string][]): string | undefined {
+  let length: string | undefined;
+  for (const [name, value] of headers) {
+    if (name !== "content-length") continue;
+    for (const part of value.split(",")) {
+      const trimmed = part.trim();
+      if (length !== undefined && trimmed !== length) return "conflict";
+      length = trimmed;
+    }
+  }
+  return length;
 }

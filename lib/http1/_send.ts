@@ -37,7 +37,7 @@ export interface PendingCall {
   method: string;
   signal: AbortSignal | undefined;
   rewrite: HeaderRewrite | undefined;
-  onBodyRead?: (ended: boolean) => void;
+  onBodyRead?: (ended: boolean, error?: unknown) => void;
   /** Set when the whole answer is wanted as an {@linkcode Exchanged}. */
   lean: { discard: boolean } | undefined;
 }
@@ -130,8 +130,11 @@ function smallBody(
   let length: string | undefined;
   let keepAlive = !answer.http10;
   for (const [name, value] of answer.headers) {
-    if (name === "content-length") length = value;
-    else if (name === "transfer-encoding" || name === "content-encoding") {
+    if (name === "content-length") {
+      // A second, different length: the stream path refuses the answer.
+      if (length !== undefined && length !== value) return undefined;
+      length = value;
+    } else if (name === "transfer-encoding" || name === "content-encoding") {
       return undefined;
     } else if (name === "connection" && /(^|,)\s*close\s*($|,)/i.test(value)) {
       keepAlive = false;

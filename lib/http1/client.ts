@@ -49,10 +49,11 @@ export interface Http1RequestInit extends RequestInit {
   /**
    * Called as the answer's body is read: `false` after each part, then `true` once
    * when it ends (whole, cut short, or cancelled; at once for a body that came with
-   * the head). Lets a caller time out a remote that stalls mid-answer. Not called
-   * for URLs handed to the fallback.
+   * the head), with the error when the body failed. Lets a caller time out a remote
+   * that stalls mid-answer, and report one that breaks off. Not called for URLs
+   * handed to the fallback.
    */
-  onBodyRead?: (ended: boolean) => void;
+  onBodyRead?: (ended: boolean, error?: unknown) => void;
 }
 
 /** A pooled HTTP/1.1 client. */

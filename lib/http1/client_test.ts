@@ -257,6 +257,16 @@ Deno.test("createHttp1Client() fails clearly on broken answers", async (t) => {
       /Invalid status line/,
     ],
     ["a closed connection", "", /Connection closed/],
+    [
+      "two different lengths",
+      "HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\nok!",
+      /Invalid Content-Length/,
+    ],
+    [
+      "a list of different lengths",
+      "HTTP/1.1 200 OK\r\ncontent-length: 2, 3\r\n\r\nok!",
+      /Invalid Content-Length/,
+    ],
   ];
   for (const [name, raw, expected] of cases) {
     await t.step(name, async () => {

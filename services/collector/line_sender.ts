@@ -40,6 +40,8 @@ export function createLineSender(target: TsdbTarget): SendLines {
         method: "POST",
         headers: target.headers,
         body: lines.join("\n"),
+        // A redirect would carry the store's credentials elsewhere: it is an answer.
+        redirect: "manual",
         signal,
       });
       return { status: response.status, text: await response.text() };

@@ -95,3 +95,33 @@ Deno.test("createLineSender() rejects when the signal aborts or the store is gon
     createLineSender(target)(LINES, new AbortController().signal),
   );
 });
+
+Deno.test("createLineSender() answers a redirect instead of following it with the credentials", async () => {
+  const elsewhere = startStore();
+  const redirecting = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () =>
+      new Response(null, {
+        status: 307,
+        headers: {
+          location: `http://127.0.0.1:${elsewhere.port}/write?db=home`,
+        },
+      }),
+  );
+  try {
+    const send = createLineSender(tsdbTarget({
+      host: "127.0.0.1",
+      port: redirecting.addr.port,
+      api: "v1",
+      database: "home",
+      username: "pi",
+      password: "pw",
+    }));
+    const reply = await send(LINES, new AbortController().signal);
+    assert.equal(reply.status, 307);
+    assert.deepEqual(elsewhere.requests, []);
+  } finally {
+    await redirecting.shutdown();
+    await elsewhere.close();
+  }
+});

@@ -5,8 +5,9 @@
  */
 import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { createHttpApp, limitBody } from "../../lib/http.ts";
+import { bodyText, createHttpApp, limitBody } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
+import { preview } from "../../lib/preview.ts";
 import type { MessageStore } from "./message_store.ts";
 import { parseMessageFields, parseMessageId } from "./_message_input.ts";
 import { requireToken } from "./_require_token.ts";
@@ -73,7 +74,7 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   });
 
   app.post(MESSAGES_PATH, async (c) => {
-    const created = store.create(parseMessageFields(await c.req.text()));
+    const created = store.create(parseMessageFields(await bodyText(c)));
     return c.body(JSON.stringify(created), 201, {
       ...JSON_TYPE,
       location: `${MESSAGES_PATH}/${created.id}`,
@@ -88,7 +89,7 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
 
   app.post(item, async (c) => {
     const id = idOf(c);
-    const fields = parseMessageFields(await c.req.text());
+    const fields = parseMessageFields(await bodyText(c));
     const updated = store.update(id, fields);
     if (!updated) throw notFound(c);
     const { author, message } = updated;
@@ -121,7 +122,7 @@ function idOf(c: Context): number {
 
 function notFound(c: Context): HTTPException {
   return new HTTPException(404, {
-    message: `No message record with id "${c.req.param("id") ?? ""}"`,
+    message: `No message record with id "${preview(c.req.param("id") ?? "")}"`,
   });
 }
 

@@ -387,3 +387,46 @@ Deno.test("createMessagesApp() reads reflect writes made through another connect
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("createMessagesApp() answers 400 to a body that is not UTF-8, storing nothing", async () => {
+  using s = setup();
+  const bytes = new TextEncoder().encode('{"author":"Ada","message":"xx"}');
+  bytes.set([0xc3, 0x28], bytes.length - 4); // an invalid two-byte sequence
+  const response = await s.app.request(`${BASE}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: bytes,
+  });
+  assert.match(await expectError(response, 400), /not valid UTF-8/);
+  assert.deepEqual(await (await s.call("GET", "")).json(), []);
+  assert.deepEqual(s.log.at("ERROR"), []);
+});
+
+Deno.test("createMessagesApp() answers 400, not a logged 500, to an upload cut short", async () => {
+  using s = setup();
+  for (const declared of [true, false]) {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"author":'));
+        controller.error(new Error("connection reset"));
+      },
+    });
+    const response = await s.app.request(`${BASE}`, {
+      method: "POST",
+      headers: declared ? { "content-length": "40" } : {},
+      body,
+    });
+    assert.match(await expectError(response, 400), /cut short/);
+  }
+  assert.deepEqual(s.log.at("ERROR"), []);
+});
+
+Deno.test("createMessagesApp() keeps an unknown id short in its 404 message", async () => {
+  using s = setup();
+  const message = await expectError(
+    await s.call("GET", `/${"1".repeat(5000)}`),
+    404,
+  );
+  assert.ok(message.length < 120, message);
+  assert.match(message, /^No message record with id "1{80}\.\.\."$/);
+});

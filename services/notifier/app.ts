@@ -7,6 +7,7 @@ import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { createHttpApp } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
+import { preview } from "../../lib/preview.ts";
 import type { PushClient } from "./push_client.ts";
 import { PushError } from "./push_error.ts";
 
@@ -62,7 +63,7 @@ export function createNotifierApp(options: NotifierAppOptions): Hono {
     }
     const title = decodeSegment("title", segments[0]!, limits.title);
     const body = decodeSegment("body", segments[1]!, limits.body);
-    if (title === "" && body === "") {
+    if (title.trim() === "" && body.trim() === "") {
       throw new HTTPException(400, {
         message: "Empty note: give a title or a body",
       });
@@ -92,9 +93,7 @@ function decodeSegment(name: string, raw: string, limit: number): string {
     text = decodeURIComponent(raw);
   } catch {
     throw new HTTPException(400, {
-      message: `Invalid ${name} "${
-        raw.slice(0, 80)
-      }": malformed percent-encoding`,
+      message: `Invalid ${name} "${preview(raw)}": malformed percent-encoding`,
     });
   }
   const length = [...text].length;
@@ -104,9 +103,4 @@ function decodeSegment(name: string, raw: string, limit: number): string {
     });
   }
   return text;
-}
-
-function preview(text: string): string {
-  const chars = [...text];
-  return chars.length > 60 ? `${chars.slice(0, 60).join("")}...` : text;
 }

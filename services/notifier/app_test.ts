@@ -65,6 +65,9 @@ Deno.test("createNotifierApp()", async (t) => {
     assert.deepEqual(await response.json(), {
       message: "Empty note: give a title or a body",
     });
+    const blank = await app.request("/note/%20/%09");
+    assert.equal(blank.status, 400);
+    await blank.body?.cancel();
     assert.equal(notes.length, count + 2);
   });
 

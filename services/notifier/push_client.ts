@@ -77,6 +77,8 @@ export function createPushClient(options: PushClientOptions): PushClient {
             title: note.title,
             body: note.body,
           }),
+          // A redirect would carry the token to another server: it is an error.
+          redirect: "manual",
           signal: limit.signal,
         });
         const text = await response.text();

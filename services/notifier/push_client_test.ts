@@ -166,3 +166,27 @@ Deno.test("createPushClient() uses the injected fetch", async () => {
   });
   assert.deepEqual(calls, ["https://push.example/v2/pushes"]);
 });
+
+Deno.test("createPushClient() does not follow a redirect, so the token stays home", async () => {
+  const elsewhere = standIn(() => Response.json({ iden: "stolen" }));
+  const api = standIn(() =>
+    new Response(null, {
+      status: 302,
+      headers: { location: `${elsewhere.url}/collect` },
+    })
+  );
+  try {
+    const push = createPushClient({
+      baseUrl: api.url,
+      token: TOKEN,
+      timeoutMs: 2000,
+    });
+    const error = await pushError(push.sendNote({ title: "t", body: "b" }));
+    assert.equal(error.kind, "http");
+    assert.equal(error.status, 302);
+    assert.equal(elsewhere.seen.length, 0);
+  } finally {
+    await api.close();
+    await elsewhere.close();
+  }
+});

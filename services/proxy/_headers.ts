@@ -76,6 +76,7 @@ export function prepareCallerHeaders(
   allowOrigin: string,
 ): void {
   const named = connectionNames(headers);
+  if (headers.has("transfer-encoding")) headers.delete("content-length");
   for (const name of HOP_BY_HOP) {
     if (headers.has(name)) headers.delete(name);
   }
@@ -103,8 +104,10 @@ export function callerHeaderPairs(
 ): [string, string][] {
   let named: Set<string> | undefined;
   let coding: string | undefined;
+  let chunked = false;
   for (const [name, value] of pairs) {
-    if (name === "connection") {
+    if (name === "transfer-encoding") chunked = true;
+    else if (name === "connection") {
       named ??= new Set();
       for (const listed of value.split(",")) {
         named.add(listed.trim().toLowerCase());
@@ -121,7 +124,9 @@ export function callerHeaderPairs(
     if (
       HOP_BY_HOP_SET.has(name) || named?.has(name) || name === EXPOSE_HEADERS ||
       name === ALLOW_ORIGIN ||
-      (decoded && (name === "content-encoding" || name === "content-length"))
+      (decoded && (name === "content-encoding" || name === "content-length")) ||
+      // A transfer coding frames the body: a length beside it is not the body's.
+      (chunked && name === "content-length")
     ) continue;
     kept.push(pair);
   }

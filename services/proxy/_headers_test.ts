@@ -21,6 +21,7 @@ const CASES: [string, string][][] = [
     ["x-a", "1"],
   ],
   [["upgrade", "h2c"], ["te", "trailers"], ["trailer", "x"], ["date", "now"]],
+  [["content-length", "3"], ["transfer-encoding", "chunked"], ["x-c", "1"]],
 ];
 
 /** The headers' content, order aside (the order of lines carries no meaning). */
@@ -47,4 +48,12 @@ Deno.test("callerHeaderPairs() leaves the pairs it was given unchanged", () => {
   const pairs: [string, string][] = [["connection", "close"], ["x", "1"]];
   callerHeaderPairs(pairs, "*");
   assert.deepEqual(pairs, [["connection", "close"], ["x", "1"]]);
+});
+
+Deno.test("callerHeaderPairs() drops a length sent beside a transfer coding", () => {
+  const pairs = callerHeaderPairs([
+    ["content-length", "3"],
+    ["transfer-encoding", "chunked"],
+  ], "*");
+  assert.ok(!pairs.some(([name]) => name === "content-length"));
 });

@@ -5,6 +5,7 @@
  */
 import { createHttpApp } from "../../lib/http.ts";
 import { errorText, type Log } from "../../lib/log.ts";
+import { preview } from "../../lib/preview.ts";
 import { createRelay } from "./relay.ts";
 import { resolveTarget } from "./resolve_target.ts";
 import type { ProxyRoute } from "./routes.ts";
@@ -102,7 +103,11 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     }
     if (resolution.kind === "rejected") {
       return Response.json(
-        { message: `Invalid path "${resolution.path}": ${resolution.reason}` },
+        {
+          message: `Invalid path "${
+            preview(resolution.path, 200)
+          }": ${resolution.reason}`,
+        },
         { status: 400, headers: cors },
       );
     }

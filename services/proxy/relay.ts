@@ -61,6 +61,7 @@ export function createRelay(options: RelayOptions): Relay {
     });
 
   const timedOut = new Error(`No answer within ${timeoutMs} ms`);
+  const callerGone = new Error("The caller went away during the upload");
   const deadlines = createDeadlines(timeoutMs);
 
   return async function relay(request, route, target) {
@@ -75,24 +76,31 @@ export function createRelay(options: RelayOptions): Relay {
       controller.abort(timedOut);
     });
     // Each part of the remote's body counts the time-out again; its end stops it.
-    const bodyRead = (ended: boolean) => {
+    // Deno's server also prints the error of a broken body: this line says whose.
+    const bodyRead = (ended: boolean, error?: unknown) => {
       if (phase === "done") return;
       if (!ended) return deadline.restart();
+      if (
+        phase === "body" && error !== undefined && !controller.signal.aborted
+      ) {
+        log.warn(
+          `Remote of route "${route.name}" broke off its answer: ${
+            errorText(error)
+          }`,
+        );
+      }
       phase = "done";
       deadline.done();
     };
     const hasBody = request.method !== "GET" && request.method !== "HEAD" &&
       request.body !== null;
-    // The time-out counts from the last byte sent: a long upload is not a slow remote.
+    // The time-out counts from the last byte sent: a long upload is not a slow
+    // remote. A caller that goes away mid-upload ends the remote call at once.
     const body = hasBody
-      ? request.body!.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, stream) {
-            deadline.restart();
-            stream.enqueue(chunk);
-          },
-        }),
-      )
+      ? uploaded(request.body!, {
+        onPart: () => deadline.restart(),
+        onFailure: () => controller.abort(callerGone),
+      })
       : undefined;
     let prepared = false;
     const init: Http1RequestInit = {
@@ -112,6 +120,12 @@ export function createRelay(options: RelayOptions): Relay {
       remote = await options.fetch(target, init);
     } catch (error) {
       bodyRead(true);
+      if (controller.signal.reason === callerGone) {
+        log.debug(
+          `Caller of route "${route.name}" went away during its upload: remote call ended`,
+        );
+        return fail(400, callerGone.message);
+      }
       if (controller.signal.reason === timedOut) {
         log.warn(
           `Remote of route "${route.name}" did not answer within ${timeoutMs} ms`,
@@ -147,10 +161,13 @@ export function createRelay(options: RelayOptions): Relay {
   };
 }
 
-/** `body`, telling `onRead` of each part (`false`) and of its end (`true`). */
+/**
+ * `body`, telling `onRead` of each part (`false`) and of its end (`true`, with the
+ * error when it failed).
+ */
 function watched(
   body: ReadableStream<Uint8Array>,
-  onRead: (ended: boolean) => void,
+  onRead: (ended: boolean, error?: unknown) => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
@@ -165,12 +182,36 @@ function watched(
           controller.enqueue(value);
         }
       } catch (error) {
-        onRead(true);
+        onRead(true, error);
         controller.error(error);
       }
     },
     cancel(reason) {
       onRead(true);
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/** The caller's body, passed on part by part, telling of each part and of a failure. */
+function uploaded(
+  body: ReadableStream<Uint8Array>,
+  on: { onPart: () => void; onFailure: () => void },
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        on.onPart();
+        controller.enqueue(value);
+      } catch (error) {
+        on.onFailure();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
       return reader.cancel(reason);
     },
   });

@@ -51,7 +51,7 @@ export function startTable(
   const server = serveApp(createTableApp({ loadTable, log }), {
     hostname: settings.TABLE_HOST,
     port: settings.TABLE_PORT,
-    portSetting: "TABLE_PORT",
+    portSetting: "TABLE_PORT (or the port argument)",
     log,
     name: "table",
   });

@@ -69,6 +69,7 @@ function renderMessage(record: LogRecord): string {
 }
 
 /** Control characters (tab aside) and the Unicode line and paragraph separators. */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]/;
 const CONTROLS = new RegExp(CONTROL.source, "g");
 

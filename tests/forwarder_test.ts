@@ -29,6 +29,22 @@ Deno.test("forwarder role through main.ts", async (t) => {
     AUTH_BEARER_TOKEN: TOKEN,
     QUEUE_WAIT_TIME_SECONDS: "1",
   });
+  /** `base` with a named profile, read from `home`, in place of the two keys. */
+  const withProfile = (
+    settings: Record<string, string>,
+    profile: string,
+    home: string,
+  ) => {
+    const env: Record<string, string> = {
+      ...settings,
+      QUEUE_PROFILE: profile,
+      AWS_SHARED_CREDENTIALS_FILE: `${home}/credentials`,
+      AWS_CONFIG_FILE: `${home}/config`,
+    };
+    delete env.QUEUE_ACCESS_KEY_ID;
+    delete env.QUEUE_SECRET_ACCESS_KEY;
+    return env;
+  };
 
   await t.step(
     "posts JSON, plain and unicode bodies exactly and deletes after any status",
@@ -148,16 +164,15 @@ Deno.test("forwarder role through main.ts", async (t) => {
         `${home}/credentials`,
         "[homewire]\naws_access_key_id = test\naws_secret_access_key = test\n",
       );
-      const env: Record<string, string> = {
-        ...base(url, sink.url),
-        FORWARD_RETRY_STATUSES: "429,500-599",
-        FORWARD_BODY: "raw",
-        QUEUE_PROFILE: "homewire",
-        AWS_SHARED_CREDENTIALS_FILE: `${home}/credentials`,
-        AWS_CONFIG_FILE: `${home}/config`,
-      };
-      delete env.QUEUE_ACCESS_KEY_ID;
-      delete env.QUEUE_SECRET_ACCESS_KEY;
+      const env = withProfile(
+        {
+          ...base(url, sink.url),
+          FORWARD_RETRY_STATUSES: "429,500-599",
+          FORWARD_BODY: "raw",
+        },
+        "homewire",
+        home,
+      );
       const main = startMain(["forwarder"], { env });
       try {
         await main.waitFor(
@@ -256,14 +271,11 @@ Deno.test("forwarder role through main.ts", async (t) => {
     "exits 1 naming a profile that gives no credentials",
     async () => {
       const home = await Deno.makeTempDir();
-      const env: Record<string, string> = {
-        ...base(await fauxqs.createQueue("profile"), "http://127.0.0.1:1/"),
-        QUEUE_PROFILE: "nosuch",
-        AWS_SHARED_CREDENTIALS_FILE: `${home}/credentials`,
-        AWS_CONFIG_FILE: `${home}/config`,
-      };
-      delete env.QUEUE_ACCESS_KEY_ID;
-      delete env.QUEUE_SECRET_ACCESS_KEY;
+      const env = withProfile(
+        base(await fauxqs.createQueue("profile"), "http://127.0.0.1:1/"),
+        "nosuch",
+        home,
+      );
       const main = startMain(["forwarder"], { env });
       try {
         assert.equal(await main.exited(), 1);

@@ -97,9 +97,9 @@ export function createRelay(options: RelayOptions): Relay {
     // The time-out counts from the last byte sent: a long upload is not a slow
     // remote. A caller that goes away mid-upload ends the remote call at once.
     const body = hasBody
-      ? uploaded(request.body!, {
-        onPart: () => deadline.restart(),
-        onFailure: () => controller.abort(callerGone),
+      ? watched(request.body!, (ended, error) => {
+        if (!ended) deadline.restart();
+        else if (error !== undefined) controller.abort(callerGone);
       })
       : undefined;
     let prepared = false;
@@ -162,8 +162,8 @@ export function createRelay(options: RelayOptions): Relay {
 }
 
 /**
- * `body`, telling `onRead` of each part (`false`) and of its end (`true`, with the
- * error when it failed).
+ * `body`, passed on part by part, telling `onRead` of each part (`false`) and of its
+ * end (`true`, once: whole, cancelled, or failed with its error).
  */
 function watched(
   body: ReadableStream<Uint8Array>,
@@ -188,30 +188,6 @@ function watched(
     },
     cancel(reason) {
       onRead(true);
-      return reader.cancel(reason);
-    },
-  });
-}
-
-/** The caller's body, passed on part by part, telling of each part and of a failure. */
-function uploaded(
-  body: ReadableStream<Uint8Array>,
-  on: { onPart: () => void; onFailure: () => void },
-): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) return controller.close();
-        on.onPart();
-        controller.enqueue(value);
-      } catch (error) {
-        on.onFailure();
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
       return reader.cancel(reason);
     },
   });

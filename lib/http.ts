@@ -217,6 +217,8 @@ export interface ServeOptions {
   name: string;
   /** The setting that chose the port, named when the port is taken (`DATA_API_PORT`). */
   portSetting?: string;
+  /** Headers of every answer of the app, added to the 503 given while stopping. */
+  headers?: Record<string, string>;
   /** Longest wait for in-flight requests at shutdown. @default 10000 */
   shutdownTimeoutMs?: number;
 }
@@ -258,7 +260,7 @@ export function serveApp(
     if (--inFlight === 0) drained?.();
   };
   const handler = (request: Request, info: Deno.ServeHandlerInfo) => {
-    if (draining) return stopping(options.name);
+    if (draining) return stopping(options);
     inFlight++;
     let result: Response | Promise<Response>;
     try {
@@ -317,10 +319,12 @@ export function serveApp(
 }
 
 /** The answer to a request that comes while the server is stopping. */
-function stopping(name: string): Response {
-  return Response.json({ message: `${name} is stopping: try again later` }, {
+function stopping(options: ServeOptions): Response {
+  return Response.json({
+    message: `${options.name} is stopping: try again later`,
+  }, {
     status: 503,
-    headers: { connection: "close", "retry-after": "5" },
+    headers: { ...options.headers, connection: "close", "retry-after": "5" },
   });
 }
 

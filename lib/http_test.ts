@@ -143,6 +143,7 @@ Deno.test("serveApp() lets an upload still arriving finish, and turns new reques
     port: 0,
     log,
     name: "test",
+    headers: { "x-every": "answer" },
   });
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
   const send = (text: string) => conn.write(new TextEncoder().encode(text));
@@ -156,6 +157,7 @@ Deno.test("serveApp() lets an upload still arriving finish, and turns new reques
     body: "x",
   });
   assert.equal(late.status, 503);
+  assert.equal(late.headers.get("x-every"), "answer");
   await late.body?.cancel();
   await send("67890");
   const answer = await new Response(conn.readable).text();

@@ -10,6 +10,10 @@
  * @module
  */
 
+/** Control characters other than tab. */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
+
 /** The environment as a plain record (the process environment merged with `.env`). */
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -92,6 +96,15 @@ export function readSettings<S extends Schema>(
   const values: Record<string, unknown> = {};
   for (const [name, setting] of Object.entries(schema)) {
     const raw = env[name]?.trim() || undefined;
+    // A line break or another control character is a slip (often of a `.env` file),
+    // and would split the message that quotes the value.
+    if (raw !== undefined && CONTROL.test(raw)) {
+      failed.add(name);
+      problems.push(
+        `Invalid ${name}: it holds a control character (a line break?): write the value on one line`,
+      );
+      continue;
+    }
     try {
       values[name] = setting.read(raw);
     } catch (error) {

@@ -179,3 +179,15 @@ Deno.test("custom() and refine() build settings with the house rules", () => {
   ]);
   assert.deepEqual(readSettings(schema, {}).problems, ["Missing PAIR: a=b"]);
 });
+
+Deno.test("readSettings() refuses a control character in any value, quoting nothing", () => {
+  const { problems, failed } = readSettings({
+    PORT: port({ description: "Port" }),
+    KEY: secret({ description: "Key" }),
+  }, { PORT: "80\n81", KEY: "s3cr\x1bt" });
+  assert.deepEqual(problems, [
+    "Invalid PORT: it holds a control character (a line break?): write the value on one line",
+    "Invalid KEY: it holds a control character (a line break?): write the value on one line",
+  ]);
+  assert.deepEqual([...failed], ["PORT", "KEY"]);
+});

@@ -266,6 +266,17 @@ Deno.test("main.ts notifier exits 2 naming the settings when the token is missin
       );
     });
 
+    await t.step("a malformed token: one line, about it alone", async () => {
+      const { code, main } = await run({ PUSHBULLET_TOKEN: "two words" });
+      assert.equal(code, 2);
+      assert.deepEqual(
+        main.stderr.filter((line) => line.startsWith("notifier:")),
+        [
+          "notifier: Invalid PUSHBULLET_TOKEN: expected printable ASCII without spaces (letters, digits, punctuation), as a token in an HTTP header",
+        ],
+      );
+    });
+
     await t.step(
       "an empty token: names the file and both settings",
       async () => {

@@ -104,10 +104,12 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   // A catch-all route would put every GET on Hono's slower multi-handler path, so
   // the other methods on our paths are told apart here.
   app.notFound((c) => {
-    if (c.req.path === MESSAGES_PATH) return methodNotAllowed("GET, POST");
+    if (c.req.path === MESSAGES_PATH) {
+      return methodNotAllowed("GET, HEAD, POST");
+    }
     const segment = ITEM_PATTERN.exec(c.req.path)?.[1];
     if (segment !== undefined && parseMessageId(segment) !== undefined) {
-      return methodNotAllowed("GET, POST, DELETE");
+      return methodNotAllowed("GET, HEAD, POST, DELETE");
     }
     return c.json({ message: "Not found" }, 404);
   });

@@ -187,10 +187,10 @@ Deno.test("createMessagesApp() answers 405 with Allow for other methods", async 
   for (const method of ["PUT", "PATCH"]) {
     const list = await s.call(method, "", ADA);
     await expectError(list, 405);
-    assert.equal(list.headers.get("allow"), "GET, POST");
+    assert.equal(list.headers.get("allow"), "GET, HEAD, POST");
     const item = await s.call(method, "/1", ADA);
     await expectError(item, 405);
-    assert.equal(item.headers.get("allow"), "GET, POST, DELETE");
+    assert.equal(item.headers.get("allow"), "GET, HEAD, POST, DELETE");
   }
   await expectError(await s.call("DELETE", ""), 405);
   const read = await s.call("GET", "/1");

@@ -59,11 +59,14 @@ export const notifierRole: RoleDescriptor = defineRole({
   name: "notifier",
   summary: "Turns GET /note/{title}/{body} into a Pushbullet note",
   settings: notifierSettings,
-  // A token file that failed to read is reported on its own line already.
+  // A token or token file that failed to read is reported on its own line already.
   check: (settings, failed) =>
-    failed.has("PUSHBULLET_CONFIG") || pushToken(settings) ? [] : [
-      "Missing PUSHBULLET_TOKEN or PUSHBULLET_CONFIG: set the Pushbullet access token, or the path of a file holding it",
-    ],
+    failed.has("PUSHBULLET_TOKEN") || failed.has("PUSHBULLET_CONFIG") ||
+      pushToken(settings)
+      ? []
+      : [
+        "Missing PUSHBULLET_TOKEN or PUSHBULLET_CONFIG: set the Pushbullet access token, or the path of a file holding it",
+      ],
   start(settings, { log }) {
     // check() above guarantees a token.
     const { token, source } = pushToken(settings)!;

@@ -217,6 +217,8 @@ export interface ServeOptions {
   name: string;
   /** The setting that chose the port, named when the port is taken (`DATA_API_PORT`). */
   portSetting?: string;
+  /** The setting that chose the host, named when it cannot be bound (`DATA_API_HOST`). */
+  hostSetting?: string;
   /** Headers of every answer of the app, added to the 503 given while stopping. */
   headers?: Record<string, string>;
   /** Longest wait for in-flight requests at shutdown. @default 10000 */
@@ -337,6 +339,8 @@ function listenProblem(options: ServeOptions, error: unknown): string {
     ? `: stop what uses it${
       options.portSetting ? ` or set ${options.portSetting} to a free port` : ""
     }`
+    : options.hostSetting
+    ? `: check ${options.hostSetting} (an address of this machine, or 0.0.0.0)`
     : "";
   return `cannot listen on ${where}: ${errorText(error)}${fix}`;
 }

@@ -84,6 +84,21 @@ Deno.test("the reader next to another role: exit 2", async () => {
   );
 });
 
+Deno.test("a host that cannot be bound: exit 1 naming the setting", async () => {
+  const child = startMain(["data-api"], {
+    env: {
+      DATA_API_TOKEN: "t0ken",
+      DATA_API_HOST: "192.0.2.1", // TEST-NET-1: never an address of this machine
+      DATA_API_PORT: String(freePort()),
+    },
+  });
+  assert.equal(await child.exited(), 1);
+  assert.match(
+    child.stderr.join("\n"),
+    /\[ERROR\] Cannot start data-api: cannot listen on 192\.0\.2\.1:\d+: .*: check DATA_API_HOST \(an address of this machine, or 0\.0\.0\.0\)/,
+  );
+});
+
 Deno.test("a port in use: exit 1 with a line naming the address and the setting", async () => {
   const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = taken.addr as Deno.NetAddr;

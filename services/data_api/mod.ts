@@ -27,6 +27,7 @@ export const dataApiRole: RoleDescriptor = defineRole({
       hostname: settings.DATA_API_HOST,
       port: settings.DATA_API_PORT,
       portSetting: "DATA_API_PORT",
+      hostSetting: "DATA_API_HOST",
       log,
       name: "data-api",
     });

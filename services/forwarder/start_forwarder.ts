@@ -82,6 +82,7 @@ export async function startForwarder(
         hostname: settings.FORWARDER_METRICS_HOST,
         port: settings.FORWARDER_METRICS_PORT,
         portSetting: "FORWARDER_METRICS_PORT",
+        hostSetting: "FORWARDER_METRICS_HOST",
         log,
         name: "forwarder metrics",
       });

@@ -46,6 +46,7 @@ export const messagesRole = defineRole({
         hostname: settings.MESSAGES_HOST,
         port: settings.MESSAGES_PORT,
         portSetting: "MESSAGES_PORT",
+        hostSetting: "MESSAGES_HOST",
         log,
         name: "messages",
       });

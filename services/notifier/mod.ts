@@ -80,6 +80,7 @@ export const notifierRole: RoleDescriptor = defineRole({
       hostname: settings.NOTIFIER_HOST,
       port: settings.NOTIFIER_PORT,
       portSetting: "NOTIFIER_PORT",
+      hostSetting: "NOTIFIER_HOST",
       log,
       name: "notifier",
     });

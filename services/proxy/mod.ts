@@ -51,6 +51,7 @@ export const proxyRole = defineRole({
         hostname: settings.PROXY_HOST,
         port: settings.PROXY_PORT,
         portSetting: "PROXY_PORT",
+        hostSetting: "PROXY_HOST",
         headers: { "access-control-allow-origin": settings.PROXY_ALLOW_ORIGIN },
         log,
         name: "proxy",

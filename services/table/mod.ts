@@ -52,6 +52,7 @@ export function startTable(
     hostname: settings.TABLE_HOST,
     port: settings.TABLE_PORT,
     portSetting: "TABLE_PORT (or the port argument)",
+    hostSetting: "TABLE_HOST (or the host argument)",
     log,
     name: "table",
   });

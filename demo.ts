@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { reachableHost } from "./lib/http.ts";
 import type { Env } from "./lib/settings.ts";
 
 /** Roles of the demo set, in start order. */
@@ -67,11 +68,10 @@ export function demoBanner(env: Env, generatedToken?: string): string[] {
   return lines;
 }
 
-/** Where the local data API is reached: its own address unless it listens on all. */
+/** Where a role of the demo is reached, from its `<ROLE>_HOST` (unset: all addresses). */
 function localHost(listenHost: string | undefined): string {
-  const host = listenHost?.trim().replace(/^\[(.*)\]$/, "$1") ?? "";
-  if (["", "0.0.0.0", "::"].includes(host)) return "127.0.0.1";
-  return host.includes(":") ? `[${host}]` : host;
+  const host = listenHost?.trim().replace(/^\[(.*)\]$/, "$1") || "0.0.0.0";
+  return reachableHost(host);
 }
 
 function randomToken(): string {

@@ -205,6 +205,46 @@ export function listenSettings<P extends string>(
     & { [K in `${P}_PORT`]: ReturnType<typeof port> };
 }
 
+/**
+ * Where a server whose settings came from {@linkcode listenSettings} listens, with
+ * the names of those settings for the messages of {@linkcode serveApp}.
+ *
+ * @example
+ * ```ts
+ * serveApp(app, { ...listenAt("MESSAGES", settings), log, name: "messages" });
+ * ```
+ */
+export function listenAt<P extends string>(
+  prefix: P,
+  settings: Readonly<Record<`${P}_HOST`, string> & Record<`${P}_PORT`, number>>,
+): Pick<ServeOptions, "hostname" | "port" | "hostSetting" | "portSetting"> {
+  const hostSetting = `${prefix}_HOST` as const;
+  const portSetting = `${prefix}_PORT` as const;
+  const hosts: Readonly<Record<`${P}_HOST`, string>> = settings;
+  const ports: Readonly<Record<`${P}_PORT`, number>> = settings;
+  return {
+    hostname: hosts[hostSetting],
+    port: ports[portSetting],
+    hostSetting,
+    portSetting,
+  };
+}
+
+/**
+ * The host of a URL that reaches a server listening on `hostname` from this machine:
+ * `127.0.0.1` for the wildcard addresses, an IPv6 address in brackets.
+ *
+ * @example
+ * ```ts
+ * reachableHost("0.0.0.0"); // "127.0.0.1"
+ * reachableHost("::1"); // "[::1]"
+ * ```
+ */
+export function reachableHost(hostname: string): string {
+  if (hostname === "0.0.0.0" || hostname === "::") return "127.0.0.1";
+  return hostname.includes(":") ? `[${hostname}]` : hostname;
+}
+
 /** Options of {@linkcode serveApp}. */
 export interface ServeOptions {
   /** Address to bind. */
@@ -290,12 +330,9 @@ export function serveApp(
     ? `[${addr.hostname}]`
     : addr.hostname;
   options.log.info(`${options.name} listening on http://${host}:${addr.port}`);
-  const localHost = ["0.0.0.0", "::"].includes(addr.hostname)
-    ? "127.0.0.1"
-    : host;
   return {
     port: addr.port,
-    url: `http://${localHost}:${addr.port}`,
+    url: `http://${reachableHost(addr.hostname)}:${addr.port}`,
     async stop() {
       const timeout = options.shutdownTimeoutMs ?? 10_000;
       let timer: ReturnType<typeof setTimeout> | undefined;

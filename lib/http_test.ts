@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { HTTPException } from "hono/http-exception";
-import { createHttpApp, limitBody, serveApp } from "./http.ts";
+import {
+  createHttpApp,
+  limitBody,
+  listenAt,
+  reachableHost,
+  serveApp,
+} from "./http.ts";
 import { createMemoryLog } from "./log.ts";
 
 Deno.test("createHttpApp()", async (t) => {
@@ -184,4 +190,17 @@ Deno.test("createHttpApp() answers 405 with Allow for another method on a routed
   const missing = await app.request("/other", { method: "PUT" });
   assert.equal(missing.status, 404);
   await missing.body?.cancel();
+});
+
+Deno.test("listenAt() and reachableHost() name where a role listens and how to reach it", () => {
+  assert.deepEqual(listenAt("X", { X_HOST: "0.0.0.0", X_PORT: 8001 }), {
+    hostname: "0.0.0.0",
+    port: 8001,
+    hostSetting: "X_HOST",
+    portSetting: "X_PORT",
+  });
+  assert.equal(reachableHost("0.0.0.0"), "127.0.0.1");
+  assert.equal(reachableHost("::"), "127.0.0.1");
+  assert.equal(reachableHost("::1"), "[::1]");
+  assert.equal(reachableHost("pi.lan"), "pi.lan");
 });

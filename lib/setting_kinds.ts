@@ -35,8 +35,13 @@ export function headerSecret(
   return refine(
     secret(options),
     "printable ASCII without spaces (letters, digits, punctuation), as a token in an HTTP header",
-    (value) => /^[\x21-\x7e]*$/.test(value),
+    (value) => value === "" || isHeaderToken(value),
   );
+}
+
+/** Whether `value` can travel as a token in an HTTP header: printable ASCII, no spaces. */
+export function isHeaderToken(value: string): boolean {
+  return /^[\x21-\x7e]+$/.test(value);
 }
 
 /**

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { listenSettings, serveApp } from "../../lib/http.ts";
+import { listenAt, listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole, type RoleDescriptor } from "../../lib/role.ts";
 import { headerSecret } from "../../lib/setting_kinds.ts";
 import { createDataApiApp } from "./app.ts";
@@ -24,10 +24,7 @@ export const dataApiRole: RoleDescriptor = defineRole({
   start(settings, { log }) {
     const app = createDataApiApp({ token: settings.DATA_API_TOKEN, log });
     const server = serveApp(app, {
-      hostname: settings.DATA_API_HOST,
-      port: settings.DATA_API_PORT,
-      portSetting: "DATA_API_PORT",
-      hostSetting: "DATA_API_HOST",
+      ...listenAt("DATA_API", settings),
       log,
       name: "data-api",
     });

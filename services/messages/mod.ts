@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { listenSettings, serveApp } from "../../lib/http.ts";
+import { listenAt, listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole } from "../../lib/role.ts";
 import { optional } from "../../lib/settings.ts";
 import { headerSecret, text } from "../../lib/setting_kinds.ts";
@@ -43,10 +43,7 @@ export const messagesRole = defineRole({
         token: settings.MESSAGES_TOKEN,
       });
       const server = serveApp(app, {
-        hostname: settings.MESSAGES_HOST,
-        port: settings.MESSAGES_PORT,
-        portSetting: "MESSAGES_PORT",
-        hostSetting: "MESSAGES_HOST",
+        ...listenAt("MESSAGES", settings),
         log,
         name: "messages",
       });

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { listenSettings, serveApp } from "../../lib/http.ts";
+import { listenAt, listenSettings, serveApp } from "../../lib/http.ts";
 import { defineRole, type RoleDescriptor } from "../../lib/role.ts";
 import { optional, type SettingsOf } from "../../lib/settings.ts";
 import { durationMs, headerSecret, url } from "../../lib/setting_kinds.ts";
@@ -77,10 +77,7 @@ export const notifierRole: RoleDescriptor = defineRole({
       timeoutMs: settings.PUSH_TIMEOUT_MS,
     });
     const server = serveApp(createNotifierApp({ push, log }), {
-      hostname: settings.NOTIFIER_HOST,
-      port: settings.NOTIFIER_PORT,
-      portSetting: "NOTIFIER_PORT",
-      hostSetting: "NOTIFIER_HOST",
+      ...listenAt("NOTIFIER", settings),
       log,
       name: "notifier",
     });

@@ -6,6 +6,7 @@
  */
 import { errorText } from "../../lib/log.ts";
 import { custom, type Setting } from "../../lib/settings.ts";
+import { isHeaderToken } from "../../lib/setting_kinds.ts";
 
 /** The token read from a token file, with the file's path (for log lines). */
 export interface TokenFile {
@@ -87,8 +88,7 @@ export function tokenFromFile(
   const token = trimmed.startsWith("{")
     ? tokenFromJson(trimmed, hint)
     : tokenFromAssignment(trimmed, hint) ?? trimmed;
-  // A token travels in an HTTP header: printable ASCII, no blanks.
-  if (!/^[\x21-\x7e]+$/.test(token)) {
+  if (!isHeaderToken(token)) {
     throw new Error(
       "expected the token alone (printable ASCII, no blanks inside), a NAME=token line or a JSON object with a token member",
     );

@@ -5,6 +5,7 @@
  * @module
  */
 import {
+  listenAt,
   listenSettings,
   type RunningServer,
   serveApp,
@@ -48,10 +49,7 @@ export const proxyRole = defineRole({
     let server: RunningServer;
     try {
       server = serveApp(app, {
-        hostname: settings.PROXY_HOST,
-        port: settings.PROXY_PORT,
-        portSetting: "PROXY_PORT",
-        hostSetting: "PROXY_HOST",
+        ...listenAt("PROXY", settings),
         headers: { "access-control-allow-origin": settings.PROXY_ALLOW_ORIGIN },
         log,
         name: "proxy",

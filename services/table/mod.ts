@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { listenSettings, serveApp } from "../../lib/http.ts";
+import { listenAt, listenSettings, serveApp } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
 import {
   defineRole,
@@ -49,8 +49,8 @@ export function startTable(
     apiKey: settings.API_KEY,
   });
   const server = serveApp(createTableApp({ loadTable, log }), {
-    hostname: settings.TABLE_HOST,
-    port: settings.TABLE_PORT,
+    ...listenAt("TABLE", settings),
+    // Arguments win over the variables: name both.
     portSetting: "TABLE_PORT (or the port argument)",
     hostSetting: "TABLE_HOST (or the host argument)",
     log,

@@ -163,9 +163,13 @@ export async function main(options: MainOptions): Promise<number> {
     return stopped ? outcome.code : Math.max(1, outcome.code);
   }
   log.info(`Received ${outcome.signal}: stopping`);
-  if (!(await stopAll())) return 1;
+  const stopped = await stopAll();
+  // A stopped one-shot role keeps its verdict: `collector --once` says 1 when it
+  // left points unwritten (`stop()` waits for `done`, so this does not wait longer).
+  const code = finite ? await allDone : 0;
+  if (!stopped) return 1;
   log.info("Stopped");
-  return 0;
+  return code;
 }
 
 /**

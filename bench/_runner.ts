@@ -48,6 +48,12 @@ export interface BenchProcess {
   peakRssMb(): number;
   /** Every RSS sample so far, in MB. */
   rssSamples(): number[];
+  /**
+   * The peak sample's RSS split, in MB: `anon`, memory the process owns (heap,
+   * stacks, malloc), and `file`, pages of files it maps (chiefly the Deno executable),
+   * which the kernel shares with other processes and can drop and read again.
+   */
+  peakRssParts(): { anon: number; file: number };
 }
 
 /** Starts a command in the background, sampling its RSS from /proc. */
@@ -65,11 +71,23 @@ export function spawn(
     stderr: options.quiet === false ? "inherit" : "null",
   }).spawn();
   const samples: number[] = [];
+  let peak = 0;
+  let peakParts = { anon: 0, file: 0 };
+  const mb = (status: string, field: string) =>
+    Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
   const sampler = setInterval(() => {
     try {
       const status = Deno.readTextFileSync(`/proc/${child.pid}/status`);
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      if (kb > 0) samples.push(kb / 1024);
+      const rss = mb(status, "VmRSS");
+      if (rss === 0) return;
+      if (rss > peak) {
+        peak = rss;
+        peakParts = {
+          anon: mb(status, "RssAnon"),
+          file: mb(status, "RssFile"),
+        };
+      }
+      samples.push(rss);
     } catch {
       // process gone
     }
@@ -81,8 +99,9 @@ export function spawn(
   });
   return {
     child,
-    peakRssMb: () => Math.max(0, ...samples),
+    peakRssMb: () => peak,
     rssSamples: () => [...samples],
+    peakRssParts: () => ({ ...peakParts }),
     async stop() {
       clearInterval(sampler);
       if (ended) return;

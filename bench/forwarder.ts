@@ -182,6 +182,14 @@ function comparePeakRss(name: string, ours: BenchProcess, peer: BenchProcess) {
 function printRss(label: string, process: BenchProcess) {
   const samples = process.rssSamples();
   reportLimit(`${label} forwarder peak RSS`, process.peakRssMb(), 80, " MB");
+  const { anon, file } = process.peakRssParts();
+  console.log(
+    `${label} forwarder peak RSS split: ${
+      anon.toFixed(1)
+    } MB its own (anonymous), ${
+      file.toFixed(1)
+    } MB file pages (the Deno executable, shared)`,
+  );
   const quarter = samples[Math.floor(samples.length / 4)] ?? 0;
   report(
     `${label} forwarder RSS at end vs at a quarter of the run (flat ~1)`,

@@ -61,7 +61,42 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     );
     return c.json({ message: "Internal server error" }, 500);
   });
+  keepHeadLength(app);
   return app;
+}
+
+/**
+ * Hono answers HEAD through the GET route without its body, and Deno then sends
+ * `Content-Length: 0`. A successful HEAD answer gets the length of the GET answer
+ * instead, as RFC 9110 (section 9.3.2) asks. A role that refuses HEAD (data-api's
+ * and the notifier's 405) is never asked the GET: the notifier's GET sends a push.
+ */
+function keepHeadLength(app: Hono): void {
+  const dispatch = app.fetch;
+  app.fetch = async (request, ...rest) => {
+    const response = await dispatch(request, ...rest);
+    if (
+      request.method !== "HEAD" || !response.ok ||
+      response.headers.has("content-length")
+    ) {
+      return response;
+    }
+    const get = await dispatch(
+      new Request(request, { method: "GET" }),
+      ...rest,
+    );
+    if (get.status !== response.status || get.body === null) {
+      await get.body?.cancel();
+      return response;
+    }
+    const headers = new Headers(response.headers);
+    headers.set("content-length", String((await get.arrayBuffer()).byteLength));
+    return new Response(null, {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    });
+  };
 }
 
 /** The methods routed on exactly `path` (GET implies HEAD); middleware aside. */
@@ -303,6 +338,14 @@ export function serveApp(
   };
   const handler = (request: Request, info: Deno.ServeHandlerInfo) => {
     if (draining) return stopping(options);
+    // Deno builds the URL from the Host header and the path: a Host carrying a path
+    // would move the request to another route.
+    if (HOST_WITH_PATH.test(request.headers.get("host") ?? "")) {
+      return Response.json({ message: "Invalid Host header" }, {
+        status: 400,
+        headers: options.headers,
+      });
+    }
     inFlight++;
     let result: Response | Promise<Response>;
     try {
@@ -356,6 +399,9 @@ export function serveApp(
     },
   };
 }
+
+/** Characters a Host header never holds but a URL's path, query or user part do. */
+const HOST_WITH_PATH = /[/?#@\\]/;
 
 /** The answer to a request that comes while the server is stopping. */
 function stopping(options: ServeOptions): Response {

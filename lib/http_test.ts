@@ -204,3 +204,84 @@ Deno.test("listenAt() and reachableHost() name where a role listens and how to r
   assert.equal(reachableHost("::1"), "[::1]");
   assert.equal(reachableHost("pi.lan"), "pi.lan");
 });
+
+Deno.test("serveApp() refuses a Host header that would move the request to another path", async () => {
+  const log = createMemoryLog();
+  const app = createHttpApp({ log });
+  app.delete("/api/item/2", (c) => c.text("deleted 2"));
+  app.delete("/2", (c) => c.text("deleted root 2"));
+  const server = serveApp(app, {
+    hostname: "127.0.0.1",
+    port: 0,
+    log,
+    name: "test",
+    headers: { "x-role": "test" },
+  });
+  /** Sends `DELETE /2` with `host` on a raw connection; returns the answer's text. */
+  const raw = async (host: string) => {
+    const conn = await Deno.connect({
+      hostname: "127.0.0.1",
+      port: server.port,
+    });
+    await conn.write(
+      new TextEncoder().encode(
+        `DELETE /2 HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n\r\n`,
+      ),
+    );
+    let text = "";
+    const buffer = new Uint8Array(4096);
+    for (
+      let n = await conn.read(buffer);
+      n !== null;
+      n = await conn.read(buffer)
+    ) {
+      text += new TextDecoder().decode(buffer.subarray(0, n));
+    }
+    conn.close();
+    return text;
+  };
+  try {
+    for (const host of ["127.0.0.1/api/item", "x?y", "user@x", "x\\y", "x#y"]) {
+      const answer = await raw(host);
+      assert.match(answer, /^HTTP\/1\.1 400 /, host);
+      assert.match(answer, /x-role: test/, host);
+      assert.match(answer, /\{"message":"Invalid Host header"\}$/, host);
+    }
+    assert.match(await raw("127.0.0.1:8001"), /deleted root 2$/);
+    assert.match(await raw("[::1]:8001"), /deleted root 2$/);
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("createHttpApp() answers HEAD with the headers and length of GET, no body", async () => {
+  const log = createMemoryLog();
+  const app = createHttpApp({ log });
+  app.get("/text", (c) => c.text("héllo"));
+  const server = serveApp(app, {
+    hostname: "127.0.0.1",
+    port: 0,
+    log,
+    name: "test",
+  });
+  try {
+    for (const [path, length] of [["/healthz", "15"], ["/text", "6"]]) {
+      const get = await fetch(`${server.url}${path}`);
+      const body = await get.arrayBuffer();
+      assert.equal(String(body.byteLength), length);
+      const head = await fetch(`${server.url}${path}`, { method: "HEAD" });
+      assert.equal(head.status, 200);
+      assert.equal(head.headers.get("content-length"), length, path);
+      assert.equal(
+        head.headers.get("content-type"),
+        get.headers.get("content-type"),
+      );
+      assert.equal((await head.arrayBuffer()).byteLength, 0);
+    }
+    const missing = await fetch(`${server.url}/nothing`, { method: "HEAD" });
+    assert.equal(missing.status, 404);
+    await missing.body?.cancel();
+  } finally {
+    await server.stop();
+  }
+});

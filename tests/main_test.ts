@@ -220,6 +220,35 @@ Deno.test("the same signal twice at once (deno task and its process group) stops
   assert.ok(main.stderr.some((line) => /\[INFO\] Stopped$/.test(line)));
 });
 
+Deno.test("a signal does not hide that collector --once left points unwritten", async () => {
+  const iio = await Deno.makeTempDir({ prefix: "homewire-iio-" });
+  try {
+    await Deno.mkdir(`${iio}/iio:device0`);
+    await Deno.writeTextFile(`${iio}/iio:device0/name`, "lps25h\n");
+    await Deno.writeTextFile(
+      `${iio}/iio:device0/in_pressure_input`,
+      "101.325\n",
+    );
+    const main = startMain(["collector", "--once"], {
+      env: {
+        TSDB_HOST: "127.0.0.1",
+        TSDB_PORT: String(freePort()), // nothing listens: the write waits to retry
+        TSDB_DATABASE: "home",
+        PRESSURE_SENSOR: "iio",
+        PRESSURE_IIO_ROOT: iio,
+      },
+    });
+    await main.waitFor(/\[WARNING\] Time-series store .* unavailable/);
+    assert.equal(await main.stop("SIGTERM"), 1);
+    assert.ok(
+      main.stderr.some((line) => /\[ERROR\] 1 point not written/.test(line)),
+      main.stderr.join("\n"),
+    );
+  } finally {
+    await Deno.remove(iio, { recursive: true });
+  }
+});
+
 Deno.test("a second signal ends the process at once with exit code 1", async () => {
   // A remote that never answers keeps a proxied request in flight, so the first
   // SIGTERM waits for it (up to 10 s).

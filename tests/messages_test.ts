@@ -3,6 +3,7 @@
  * start-up failures and a clean stop.
  */
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { type MainProcess, startMain } from "./_helpers.ts";
 
 const PATH = "/api/message/resource";
@@ -51,6 +52,17 @@ Deno.test("messages role serves the spec's table over HTTP", async (t) => {
       assert.equal(health.status, 200);
       assert.deepEqual(health.json(), { status: "ok" });
     });
+    await t.step("other methods on /healthz: 405 with Allow", async () => {
+      for (const method of ["PUT", "POST", "DELETE"]) {
+        const response = await fetch(`${url}/healthz`, { method });
+        assert.equal(response.status, 405, method);
+        assert.equal(response.headers.get("allow"), "GET, HEAD");
+        assert.match(response.headers.get("content-type") ?? "", /json/);
+        assert.deepEqual(await response.json(), {
+          message: `Method ${method} not allowed: use GET, HEAD`,
+        });
+      }
+    });
     await t.step("list, create, read, update, delete", async () => {
       assert.deepEqual((await call(base, "GET")).json(), []);
       const created = await call(base, "POST", {
@@ -95,6 +107,8 @@ Deno.test("messages role serves the spec's table over HTTP", async (t) => {
           [base, "POST", [1], 400],
           [base, "POST", { author: "a" }, 400],
           [base, "POST", { author: "", message: "b" }, 400],
+          [base, "POST", { author: "a", message: " \t\n" }, 400],
+          [base, "POST", { author: "\u00a0\u3000", message: "b" }, 400],
           [base, "POST", { author: 1, message: "b" }, 400],
           [`${base}/1`, "POST", { author: "a", message: null }, 400],
           [base, "POST", { author: "a", message: "x".repeat(70_000) }, 413],
@@ -212,4 +226,56 @@ Deno.test("messages role exits 1 naming MESSAGES_DB when the file cannot be open
     main.stderr.join("\n"),
   );
   Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("messages role answers 503 while another process holds the database lock, and loses nothing", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "messages-e2e-" });
+  const db = `${dir}/m.sqlite3`;
+  const { main, url } = await startMessages({ MESSAGES_DB: db });
+  const base = `${url}${PATH}`;
+  const other = new DatabaseSync(db);
+  try {
+    assert.equal(
+      (await call(base, "POST", { author: "a", message: "1" })).status,
+      201,
+    );
+    // The second process (here: this one) takes the write lock and keeps it.
+    other.exec("BEGIN IMMEDIATE");
+    other.exec("INSERT INTO messages VALUES (2, 'other', 'held')");
+    const started = performance.now();
+    const response = await fetch(base, {
+      method: "POST",
+      body: JSON.stringify({ author: "b", message: "blocked" }),
+    });
+    const waited = performance.now() - started;
+    assert.equal(response.status, 503);
+    assert.equal(response.headers.get("retry-after"), "1");
+    const { message } = await response.json();
+    assert.match(message, /busy/i);
+    assert.match(message, /another writer/);
+    assert.match(message, /try again/);
+    assert.ok(waited < 2000, `answered after ${waited} ms`);
+    // Reads go on meanwhile.
+    assert.equal(((await call(base, "GET")).json() as unknown[]).length, 1);
+    other.exec("COMMIT");
+    const retried = await call(base, "POST", { author: "b", message: "retry" });
+    assert.equal(retried.status, 201);
+    assert.deepEqual((await call(base, "GET")).json(), [
+      { id: 1, author: "a", message: "1" },
+      { id: 2, author: "other", message: "held" },
+      { id: 3, author: "b", message: "retry" },
+    ]);
+  } finally {
+    other.close();
+    assert.equal(await main.stop("SIGTERM"), 0);
+    Deno.removeSync(dir, { recursive: true });
+  }
+  assert.ok(
+    main.stderr.some((l) => /\[WARNING\] .*busy/i.test(l)),
+    main.stderr.join("\n"),
+  );
+  assert.ok(
+    !main.stderr.some((l) => /\[ERROR\]/.test(l)),
+    main.stderr.join("\n"),
+  );
 });

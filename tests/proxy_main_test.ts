@@ -199,3 +199,31 @@ Deno.test("proxy role exits 2 on bad settings, naming the variable", async (t) =
     );
   });
 });
+
+Deno.test("proxy role answers 508 for a route that leads back to itself", async () => {
+  const port = freePort();
+  const proxy = startMain(["proxy"], {
+    env: {
+      PROXY_ROUTES: `self=http://127.0.0.1:${port}/self`,
+      PROXY_HOST: "127.0.0.1",
+      PROXY_PORT: String(port),
+      PROXY_TIMEOUT_MS: "5000",
+    },
+  });
+  try {
+    await proxy.waitFor(/\[INFO\] proxy listening on /);
+    const response = await fetch(`http://127.0.0.1:${port}/self/x`);
+    // The relayed call came back and was refused; its 508 is relayed once.
+    assert.equal(response.status, 508);
+    assert.deepEqual(await response.json(), {
+      message:
+        'Route "self" leads back to this proxy: fix its URL in PROXY_ROUTES',
+    });
+    assert.equal(
+      proxy.stderr.filter((line) => line.includes("[WARNING]")).length,
+      1,
+    );
+  } finally {
+    assert.equal(await proxy.stop(), 0);
+  }
+});

@@ -426,3 +426,51 @@ for (const transport of ["pooled client", "fetch"] as const) {
     });
   });
 }
+
+for (const transport of ["pooled client", "fetch"] as const) {
+  Deno.test(`[${transport}] proxy does not count a slow caller against the remote`, async (t) => {
+    await withProxy(transport, async ({ proxy, log }) => {
+      await t.step(
+        "an upload with pauses past the time-out goes through",
+        async () => {
+          const body = new ReadableStream<Uint8Array>({
+            async start(controller) {
+              controller.enqueue(new Uint8Array(1000).fill(3));
+              await new Promise((resolve) => setTimeout(resolve, 1400));
+              controller.enqueue(new Uint8Array(24).fill(3));
+              controller.close();
+            },
+          });
+          const response = await fetch(`${proxy}/b/count`, {
+            method: "POST",
+            body,
+          });
+          assert.equal(response.status, 200);
+          assert.deepEqual(await response.json(), {
+            total: 1024,
+            sum: (1024 * 3) % 65521,
+          });
+        },
+      );
+      await t.step(
+        "a caller that stops reading past the time-out gets the whole answer",
+        async () => {
+          const size = 4 * MiB;
+          const response = await fetch(`${proxy}/b/big?bytes=${size}`);
+          const reader = response.body!.getReader();
+          let total = (await reader.read()).value?.length ?? 0;
+          await new Promise((resolve) => setTimeout(resolve, 1400));
+          for (
+            let part = await reader.read();
+            !part.done;
+            part = await reader.read()
+          ) {
+            total += part.value.length;
+          }
+          assert.equal(total, size);
+        },
+      );
+      assert.deepEqual(log.at("WARNING"), []);
+    });
+  });
+}

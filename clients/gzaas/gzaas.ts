@@ -70,8 +70,10 @@ export class Gzaas {
    */
   constructor(options: GzaasOptions = {}) {
     this.#baseUrl = checkBaseUrl(options.baseUrl ?? GZAAS_DEFAULT_BASE_URL);
+    // Called as a plain function: a browser's `window.fetch` refuses another `this`.
+    const send = options.fetch ?? fetch;
     this.#transport = {
-      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      fetch: (input, init) => send(input, init),
       timeoutMs: checkTimeout(options.timeoutMs ?? GZAAS_DEFAULT_TIMEOUT_MS),
     };
   }

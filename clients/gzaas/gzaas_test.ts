@@ -389,6 +389,19 @@ Deno.test("Gzaas uses the injected fetch and the default base URL", async () => 
   ]);
 });
 
+Deno.test("Gzaas calls the injected fetch without a `this`, as window.fetch requires", async () => {
+  const gzaas = new Gzaas({
+    // Like a browser's window.fetch: "Illegal invocation" on any other `this`.
+    fetch: function (this: unknown) {
+      if (this !== undefined && this !== globalThis) {
+        throw new TypeError("Illegal invocation");
+      }
+      return Promise.resolve(json([]));
+    },
+  });
+  assert.deepEqual(await gzaas.listPatterns(), []);
+});
+
 Deno.test("Gzaas setters and arguments throw a TypeError when the value is invalid", async () => {
   const gzaas = new Gzaas();
   assert.equal(

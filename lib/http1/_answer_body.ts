@@ -32,12 +32,22 @@ const DECODERS: Record<string, CompressionFormat> = {
 const READ_SIZE = 64 * 1024;
 
 /**
+ * Hears how a body is read: `"wait"` when a part is asked for and has not come yet,
+ * `"part"` when it came, and `"end"` once when the body ends (whole, cut short or
+ * cancelled), with the error when it failed. Between a `"part"` and the next
+ * `"wait"`, the reader of the body holds things up, not the one sending it.
+ */
+export type BodyWatcher = (
+  event: "wait" | "part" | "end",
+  error?: unknown,
+) => void;
+
+/**
  * Builds the `Response` for `answer`, reading its body from `reader` as the consumer
  * pulls, with its header pairs passed through `rewrite` when given (framing and
  * coding are read from the pairs as received). `finish(reusable)` is called once:
  * with `true` when the whole body was read and the connection may carry another
- * request, with `false` otherwise. `onRead` hears of each part read (`false`) and of
- * the end (`true`, once, with the error when the body failed).
+ * request, with `false` otherwise. `onRead` hears how the body is read.
  */
 export function answerBody(
   answer: Answer,
@@ -45,11 +55,11 @@ export function answerBody(
   method: string,
   done: (reusable: boolean) => void,
   rewrite?: HeaderRewrite,
-  onRead?: (ended: boolean, error?: unknown) => void,
+  onRead?: BodyWatcher,
 ): Response {
   const finish = (reusable: boolean, error?: unknown) => {
     done(reusable);
-    onRead?.(true, error);
+    onRead?.("end", error);
   };
   const header = (name: string) =>
     answer.headers.find(([key]) => key === name)?.[1];
@@ -103,6 +113,7 @@ export function answerBody(
   let afterChunk = false; // a chunk's data is followed by CRLF
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      onRead?.("wait");
       try {
         if (chunked && remaining === 0) {
           if (afterChunk && (await reader.readLine()) !== "") {
@@ -131,7 +142,7 @@ export function answerBody(
           throw new TypeError("The remote closed the connection mid-answer");
         }
         remaining -= bytes.length;
-        onRead?.(false);
+        onRead?.("part");
         controller.enqueue(bytes);
         if (!chunked && remaining === 0) {
           controller.close();

@@ -5,7 +5,12 @@
  * @module
  */
 import { type ByteReader, EndOfStream } from "./_byte_reader.ts";
-import { type Answer, answerBody, type HeaderRewrite } from "./_answer_body.ts";
+import {
+  type Answer,
+  answerBody,
+  type BodyWatcher,
+  type HeaderRewrite,
+} from "./_answer_body.ts";
 import {
   latin1,
   latin1Into,
@@ -37,7 +42,7 @@ export interface PendingCall {
   method: string;
   signal: AbortSignal | undefined;
   rewrite: HeaderRewrite | undefined;
-  onBodyRead?: (ended: boolean, error?: unknown) => void;
+  onBody?: BodyWatcher;
   /** Set when the whole answer is wanted as an {@linkcode Exchanged}. */
   lean: { discard: boolean } | undefined;
 }
@@ -105,7 +110,7 @@ export async function send(
         finish(reusable && await sent);
       },
       pending.rewrite,
-      pending.onBodyRead,
+      pending.onBody,
     );
     return lean ? await wholeAnswer(response, lean.discard) : response;
   } catch (error) {

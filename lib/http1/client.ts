@@ -14,7 +14,8 @@
  * @module
  */
 import { ByteReader } from "./_byte_reader.ts";
-import type { HeaderRewrite } from "./_answer_body.ts";
+import type { BodyWatcher, HeaderRewrite } from "./_answer_body.ts";
+export type { BodyWatcher } from "./_answer_body.ts";
 import { type RequestBody, requestHead } from "./_wire.ts";
 import {
   closeQuietly,
@@ -47,13 +48,12 @@ export interface Http1RequestInit extends RequestInit {
    */
   answerHeaders?: HeaderRewrite;
   /**
-   * Called as the answer's body is read: `false` after each part, then `true` once
-   * when it ends (whole, cut short, or cancelled; at once for a body that came with
-   * the head), with the error when the body failed. Lets a caller time out a remote
-   * that stalls mid-answer, and report one that breaks off. Not called for URLs
-   * handed to the fallback.
+   * Hears how the answer's body is read from the remote (`"end"` at once for a body
+   * that came with the head). Lets a caller time out a remote that stalls mid-answer
+   * without blaming it for a reader that does not read, and report one that breaks
+   * off. Not called for URLs handed to the fallback.
    */
-  onBodyRead?: (ended: boolean, error?: unknown) => void;
+  onBody?: BodyWatcher;
 }
 
 /** A pooled HTTP/1.1 client. */
@@ -159,7 +159,7 @@ export function createHttp1Client(
       method,
       signal,
       rewrite: init.answerHeaders,
-      onBodyRead: init.onBodyRead,
+      onBody: init.onBody,
       lean: lean ? { discard: init.discardBody ?? false } : undefined,
     };
     try {

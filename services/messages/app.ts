@@ -13,6 +13,7 @@ import { parseMessageFields, parseMessageId } from "./_message_input.ts";
 import { requireToken } from "./_require_token.ts";
 import { createJsonCache } from "./_json_cache.ts";
 import { withFastItemReads } from "./_fast_item_reads.ts";
+import { unavailableWhenBusy } from "./_unavailable_when_busy.ts";
 
 /** Where the records live. Paths are defined without a trailing slash. */
 export const MESSAGES_PATH = "/api/message/resource";
@@ -37,7 +38,8 @@ export interface MessagesAppOptions {
  * Returns the Hono app of the `messages` role: list (200), read (200), create (201
  * with the record), update by POST on the item path (200 with `author` and
  * `message`), delete (204, empty body); 404 for an unknown or malformed id, 400 for
- * a bad body, 413 past 64 KiB, 401 without the write token when one is set.
+ * a bad body, 413 past 64 KiB, 401 without the write token when one is set, 503
+ * with `Retry-After: 1` while another writer holds the database (logged at WARNING).
  *
  * @example
  * ```ts
@@ -47,7 +49,7 @@ export interface MessagesAppOptions {
  * ```
  */
 export function createMessagesApp(options: MessagesAppOptions): Hono {
-  const { store } = options;
+  const store = unavailableWhenBusy(options.store, options.log);
   const app = createHttpApp({ log: options.log });
   const item = `${MESSAGES_PATH}/:id`;
   const writeMethods = ["POST", "DELETE"];
@@ -103,13 +105,16 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
 
   // A catch-all route would put every GET on Hono's slower multi-handler path, so
   // the other methods on our paths are told apart here.
+  // This replaces createHttpApp's own handler, so /healthz is listed here too.
   app.notFound((c) => {
-    if (c.req.path === MESSAGES_PATH) {
-      return methodNotAllowed("GET, HEAD, POST");
+    const { method, path } = c.req;
+    if (path === "/healthz") return methodNotAllowed(method, "GET, HEAD");
+    if (path === MESSAGES_PATH) {
+      return methodNotAllowed(method, "GET, HEAD, POST");
     }
-    const segment = ITEM_PATTERN.exec(c.req.path)?.[1];
+    const segment = ITEM_PATTERN.exec(path)?.[1];
     if (segment !== undefined && parseMessageId(segment) !== undefined) {
-      return methodNotAllowed("GET, HEAD, POST, DELETE");
+      return methodNotAllowed(method, "GET, HEAD, POST, DELETE");
     }
     return c.json({ message: "Not found" }, 404);
   });
@@ -128,8 +133,10 @@ function notFound(c: Context): HTTPException {
   });
 }
 
-function methodNotAllowed(allow: string): Response {
-  return new Response(JSON.stringify({ message: "Method not allowed" }), {
+/** The 405 of every role (see `createHttpApp`), same body and `Allow` header. */
+function methodNotAllowed(method: string, allow: string): Response {
+  const message = `Method ${method} not allowed: use ${allow}`;
+  return new Response(JSON.stringify({ message }), {
     status: 405,
     headers: { ...JSON_TYPE, allow },
   });

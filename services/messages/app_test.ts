@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { createHttpApp } from "../../lib/http.ts";
 import { createMemoryLog } from "../../lib/log.ts";
 import { createMessagesApp, MAX_BODY_BYTES, MESSAGES_PATH } from "./app.ts";
 import type { MessageStore } from "./message_store.ts";
@@ -337,6 +339,75 @@ Deno.test("createMessagesApp() answers /healthz", async () => {
   const response = await s.app.request("http://localhost/healthz");
   assert.equal(response.status, 200);
   assert.deepEqual(await response.json(), { status: "ok" });
+});
+
+Deno.test("createMessagesApp() answers other methods on /healthz 405 with Allow, as every role does", async () => {
+  using s = setup();
+  const otherRoles = createHttpApp({ log: createMemoryLog() });
+  for (const method of ["PUT", "POST", "DELETE", "PATCH"]) {
+    const init = { method, body: method === "DELETE" ? undefined : "{}" };
+    const ours = await s.app.request("http://localhost/healthz", init);
+    const theirs = await otherRoles.request("http://localhost/healthz", init);
+    assert.equal(ours.status, 405, method);
+    assert.equal(ours.headers.get("allow"), "GET, HEAD");
+    assert.equal(ours.headers.get("allow"), theirs.headers.get("allow"));
+    assert.deepEqual(
+      { message: await expectError(ours, 405) },
+      await theirs.json(),
+    );
+  }
+  const head = await s.app.request("http://localhost/healthz", {
+    method: "HEAD",
+  });
+  assert.equal(head.status, 200);
+});
+
+Deno.test("createMessagesApp() answers 503 with Retry-After while another writer holds the database, then takes the retry", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "messages-app-" });
+  const store = openSqliteMessageStore(`${dir}/m.db`);
+  const log = createMemoryLog();
+  const app = createMessagesApp({ store, log });
+  const other = new DatabaseSync(`${dir}/m.db`);
+  const call = (method: string, path: string, body?: unknown) =>
+    app.request(`${BASE}${path}`, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  try {
+    assert.equal((await call("POST", "", ADA)).status, 201);
+    other.exec("BEGIN IMMEDIATE");
+    other.exec("INSERT INTO messages VALUES (2, 'Bo', 'Held')");
+    const writes: [string, string, unknown][] = [
+      ["POST", "", { author: "Cy", message: "Blocked" }],
+      ["POST", "/1", { author: "Cy", message: "Blocked" }],
+      ["DELETE", "/1", undefined],
+    ];
+    for (const [method, path, body] of writes) {
+      const response = await call(method, path, body);
+      assert.equal(response.headers.get("retry-after"), "1");
+      const message = await expectError(response, 503);
+      assert.match(message, /busy/i);
+      assert.match(message, /another writer/);
+      assert.match(message, /try again/);
+    }
+    assert.deepEqual(log.at("ERROR"), []);
+    assert.equal(log.at("WARNING").length, writes.length);
+    assert.match(log.at("WARNING")[0]!, /busy/i);
+    // Reads go on (WAL) and show only what was committed.
+    assert.deepEqual(await (await call("GET", "")).json(), [{ id: 1, ...ADA }]);
+    other.exec("COMMIT");
+    const retried = await call("POST", "", { author: "Cy", message: "Retry" });
+    assert.equal(retried.status, 201);
+    assert.deepEqual(await (await call("GET", "")).json(), [
+      { id: 1, ...ADA },
+      { id: 2, author: "Bo", message: "Held" },
+      { id: 3, author: "Cy", message: "Retry" },
+    ]);
+  } finally {
+    other.close();
+    store.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
 });
 
 Deno.test("createMessagesApp() logs a store failure and answers 500", async () => {

@@ -41,3 +41,27 @@ export interface MessageStore {
   /** Releases the store; it cannot be used afterwards. */
   close(): void;
 }
+
+/**
+ * Thrown by a {@linkcode MessageStore} method when another writer (a second process
+ * on the same SQLite file, the `sqlite3` shell) holds the database lock for longer
+ * than the store waits. Nothing was changed: the same call may succeed a moment
+ * later. The original error is the `cause`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   store.create({ author: "Ada", message: "Hello" });
+ * } catch (error) {
+ *   if (error instanceof MessageStoreBusyError) retryLater();
+ *   else throw error;
+ * }
+ * ```
+ */
+export class MessageStoreBusyError extends Error {
+  /** @param options `cause`: the error of the database driver. */
+  constructor(options?: ErrorOptions) {
+    super("Database busy: locked by another writer", options);
+    this.name = "MessageStoreBusyError";
+  }
+}

@@ -5,13 +5,35 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
-import type { Message, MessageFields, MessageStore } from "./message_store.ts";
+import {
+  type Message,
+  type MessageFields,
+  type MessageStore,
+  MessageStoreBusyError,
+} from "./message_store.ts";
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS messages (
   id INTEGER PRIMARY KEY,
   author TEXT NOT NULL,
   message TEXT NOT NULL
 )`;
+
+/**
+ * How long, in ms, a statement waits for the write lock another connection holds
+ * before it gives up with {@linkcode MessageStoreBusyError}. Short, because
+ * `node:sqlite` is synchronous: the whole process, every request included, stands
+ * still while it waits. Another homewire process's write transactions are single
+ * statements that commit in milliseconds (WAL, no fsync per commit), so 250 ms
+ * outlasts them with room to spare; only a lock held for long (the `sqlite3` shell
+ * inside `BEGIN`, a backup) runs it out, and then the client is told to retry.
+ */
+const BUSY_TIMEOUT_MS = 250;
+
+/**
+ * The wait while opening the file, where nothing else is being served yet: long
+ * enough to outlast a checkpoint or a WAL recovery by another process.
+ */
+const OPEN_BUSY_TIMEOUT_MS = 5000;
 
 /** Options of {@linkcode openSqliteMessageStore}. */
 export interface SqliteMessageStoreOptions {
@@ -31,7 +53,12 @@ export interface SqliteMessageStoreOptions {
  * {@linkcode MessageStore} on it. `":memory:"` keeps everything in memory; otherwise
  * the parent folder is created. The database runs in WAL mode with
  * `synchronous=NORMAL`: a write is in the operating system's hands once acknowledged,
- * so it survives the process being killed.
+ * so it survives the process crashing or being killed (`kill -9`); a power loss or
+ * an operating-system crash may undo the last writes (the file stays consistent).
+ * NORMAL spares an fsync per write, which counts on SD cards.
+ *
+ * A call that finds the database locked by another writer for 250 ms throws
+ * {@linkcode MessageStoreBusyError} and changes nothing.
  *
  * @example
  * ```ts
@@ -76,32 +103,36 @@ export function openSqliteMessageStore(
     return { id, author, message };
   };
   return {
-    list: () => statements.list.all().map(row),
+    list: () => busyChecked(() => statements.list.all().map(row)),
     get(id) {
-      const found = statements.get.get(id);
+      const found = busyChecked(() => statements.get.get(id));
       return found ? row(found) : undefined;
     },
     create(fields) {
-      const created = row(statements.create.get(fields.author, fields.message));
+      const created = row(
+        busyChecked(() => statements.create.get(fields.author, fields.message)),
+      );
       changes++;
       return created;
     },
     update(id, fields: MessageFields) {
-      const updated = statements.update.get(fields.author, fields.message, id);
+      const updated = busyChecked(() =>
+        statements.update.get(fields.author, fields.message, id)
+      );
       if (!updated) return undefined;
       changes++;
       return row(updated);
     },
     delete(id) {
-      const removed = statements.delete.run(id).changes > 0;
+      const removed = busyChecked(() => statements.delete.run(id)).changes > 0;
       if (removed) changes++;
       return removed;
     },
     revision() {
       if (trusted === undefined) {
-        const { data_version } = statements.dataVersion.get() as {
-          data_version: number;
-        };
+        const { data_version } = busyChecked(() =>
+          statements.dataVersion.get()
+        ) as { data_version: number };
         if (data_version !== seenDataVersion) {
           seenDataVersion = data_version;
           changes++;
@@ -127,13 +158,30 @@ function openDatabase(path: string): DatabaseSync {
   }
   const db = new DatabaseSync(path);
   try {
-    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec(`PRAGMA busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec(SCHEMA);
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   } catch (error) {
     db.close();
     throw error;
   }
   return db;
+}
+
+/** Runs one statement, turning SQLite's "database is locked" into our error. */
+function busyChecked<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (isBusy(error)) throw new MessageStoreBusyError({ cause: error });
+    throw error;
+  }
+}
+
+/** SQLITE_BUSY, plain or extended (`SQLITE_BUSY_SNAPSHOT` and the like). */
+function isBusy(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === "number" && (code & 0xff) === 5;
 }

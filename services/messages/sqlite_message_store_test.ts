@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { MessageStoreBusyError } from "./message_store.ts";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";
 
 function tempDb(): { path: string; [Symbol.dispose](): void } {
@@ -118,5 +120,44 @@ Deno.test("openSqliteMessageStore() revision moves at once on own writes, within
   } finally {
     a.close();
     b.close();
+  }
+});
+
+Deno.test("openSqliteMessageStore() gives up on a write lock held elsewhere within about 250 ms, losing nothing", () => {
+  using db = tempDb();
+  const store = openSqliteMessageStore(db.path);
+  store.create({ author: "Ada", message: "One" });
+  // Another process's connection, as the sqlite3 shell would hold it.
+  const other = new DatabaseSync(db.path);
+  try {
+    other.exec("BEGIN IMMEDIATE");
+    other.exec("INSERT INTO messages VALUES (2, 'Bo', 'Held')");
+    const writes = {
+      create: () => store.create({ author: "Cy", message: "Blocked" }),
+      update: () => store.update(1, { author: "Cy", message: "Blocked" }),
+      delete: () => store.delete(1),
+    };
+    for (const [name, write] of Object.entries(writes)) {
+      const started = performance.now();
+      assert.throws(write, (error: unknown) => {
+        assert.ok(error instanceof MessageStoreBusyError, String(error));
+        assert.match(String((error.cause as Error).message), /locked/);
+        return true;
+      });
+      const waited = performance.now() - started;
+      assert.ok(waited >= 200 && waited < 1000, `${name} waited ${waited} ms`);
+    }
+    // WAL: reads go on while another connection writes.
+    assert.deepEqual(store.list(), [{ id: 1, author: "Ada", message: "One" }]);
+    other.exec("COMMIT");
+    assert.equal(store.create({ author: "Cy", message: "Retried" }).id, 3);
+    assert.deepEqual(store.list(), [
+      { id: 1, author: "Ada", message: "One" },
+      { id: 2, author: "Bo", message: "Held" },
+      { id: 3, author: "Cy", message: "Retried" },
+    ]);
+  } finally {
+    other.close();
+    store.close();
   }
 });

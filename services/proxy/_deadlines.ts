@@ -10,8 +10,10 @@
 
 /** One call's deadline. */
 export interface Deadline {
-  /** Counts the time-out again from now (unless {@linkcode done}). */
+  /** Counts the time-out again from now (unless {@linkcode done}), also after a pause. */
   restart(): void;
+  /** Stops counting until the next {@linkcode restart}: the other side's turn. */
+  pause(): void;
   /** The call finished: the deadline no longer fires. */
   done(): void;
 }
@@ -29,7 +31,8 @@ interface Entry {
 
 /**
  * Returns deadlines of `timeoutMs`. They fire between `timeoutMs` and `timeoutMs`
- * plus one tick (a tenth of `timeoutMs`, 1 to 250 ms) after their last start. The
+ * plus one tick (a tenth of `timeoutMs`, 1 to 250 ms) after their last (re)start,
+ * unless paused or done since. A deadline that fired is done. The
  * timer runs only while a deadline is pending, so an idle proxy holds no timer.
  *
  * @example
@@ -60,16 +63,32 @@ export function createDeadlines(timeoutMs: number): Deadlines {
 
   return {
     start(expire) {
-      const entry: Entry = { due: Date.now() + timeoutMs, expire };
-      pending.add(entry);
-      timer ??= setInterval(check, tick);
+      let finished = false;
+      const entry: Entry = {
+        due: 0,
+        expire() {
+          finished = true;
+          expire();
+        },
+      };
+      const count = () => {
+        entry.due = Date.now() + timeoutMs;
+        pending.add(entry);
+        timer ??= setInterval(check, tick);
+      };
+      const leave = () => {
+        pending.delete(entry);
+        if (pending.size === 0) stop();
+      };
+      count();
       return {
         restart() {
-          if (pending.has(entry)) entry.due = Date.now() + timeoutMs;
+          if (!finished) count();
         },
+        pause: leave,
         done() {
-          pending.delete(entry);
-          if (pending.size === 0) stop();
+          finished = true;
+          leave();
         },
       };
     },

@@ -37,3 +37,18 @@ Deno.test("createDeadlines() counts again from a restart", async () => {
   assert.equal(fired, false); // 80 ms since the start, 0 since the restart
   deadline.done();
 });
+
+Deno.test("createDeadlines() does not count a paused deadline until its restart", async () => {
+  const deadlines = createDeadlines(20);
+  let fired = 0;
+  const deadline = deadlines.start(() => fired++);
+  deadline.pause();
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assert.equal(fired, 0);
+  deadline.restart();
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assert.equal(fired, 1);
+  deadline.restart(); // fired: done for good
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assert.equal(fired, 1);
+});

@@ -48,15 +48,24 @@ function connectionNames(headers: Headers): Set<string> | undefined {
   return new Set(value.split(",").map((name) => name.trim().toLowerCase()));
 }
 
-/** The caller's end-to-end headers, as sent to the remote. */
-export function remoteRequestHeaders(headers: Headers): [string, string][] {
+/**
+ * The caller's end-to-end headers, as sent to the remote, with `via` (this proxy's
+ * entry, RFC 9110 section 7.6.3) added to the caller's `Via`.
+ */
+export function remoteRequestHeaders(
+  headers: Headers,
+  via: string,
+): [string, string][] {
   // One walk (iteration joins repeated names, so `connection` comes once).
   let connection: string | undefined;
+  let received: string | undefined;
   const pairs: [string, string][] = [];
   for (const pair of headers) {
     if (pair[0] === "connection") connection = pair[1];
+    else if (pair[0] === "via") received = pair[1];
     else if (!NOT_FORWARDED.has(pair[0])) pairs.push(pair);
   }
+  pairs.push(["via", received === undefined ? via : `${received}, ${via}`]);
   if (connection === undefined) return pairs;
   const named = new Set(
     connection.split(",").map((name) => name.trim().toLowerCase()),

@@ -47,13 +47,20 @@ export interface ProxyAppOptions {
   allowOrigin?: string;
   /** Longest wait for a remote's headers, in ms (then 504). @default 30000 */
   timeoutMs?: number;
+  /**
+   * This proxy's name in the `Via` header of its remote calls; a request whose `Via`
+   * already names it came round a loop. @default "homewire-proxy-" and 8 random hex digits
+   */
+  pseudonym?: string;
 }
 
 /**
  * Returns the proxy app. `GET /healthz` answers `{"status":"ok"}` unless a route is
  * named `healthz` (the route wins). OPTIONS answers a CORS preflight (204); methods
  * other than GET, POST, PUT, DELETE get 405 and unmatched paths 404, both with an empty
- * body; a path that would leave its base URL gets 400 without any remote call.
+ * body; a path that would leave its base URL gets 400 without any remote call, and a
+ * request that came round a loop of routes back to this proxy (its `Via` names it)
+ * gets 508, and a GET with a body (which Deno does not hand over) gets 400.
  *
  * Relayed requests are served by a plain handler: the Hono app of `createHttpApp`
  * (routing, a context per request) took a few percent of the proxy's busy time in a
@@ -68,11 +75,14 @@ export interface ProxyAppOptions {
 export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   const { routes, log } = options;
   const allowOrigin = options.allowOrigin ?? "*";
+  const pseudonym = options.pseudonym ??
+    `homewire-proxy-${crypto.randomUUID().slice(0, 8)}`;
   const relay = createRelay({
     fetch: options.fetch ?? globalThis.fetch,
     log,
     allowOrigin,
     timeoutMs: options.timeoutMs ?? 30_000,
+    via: `1.1 ${pseudonym}`,
   });
   const healthz = !routes.some((route) => route.name === "healthz");
   const app = createHttpApp({ log, healthz });
@@ -111,6 +121,26 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
         { status: 400, headers: cors },
       );
     }
+    // Deno gives a GET request no body: refuse one that has it rather than drop it.
+    if (
+      request.method === "GET" &&
+      (request.headers.has("transfer-encoding") ||
+        Number(request.headers.get("content-length") ?? 0) > 0)
+    ) {
+      return Response.json(
+        {
+          message:
+            "A GET request with a body cannot be relayed: send the body with POST or PUT",
+        },
+        { status: 400, headers: cors },
+      );
+    }
+    if (request.headers.get("via")?.includes(pseudonym)) {
+      const message =
+        `Route "${resolution.route.name}" leads back to this proxy: fix its URL in PROXY_ROUTES`;
+      log.warn(message);
+      return Response.json({ message }, { status: 508, headers: cors });
+    }
     return relay(request, resolution.route, resolution.parsed);
   };
   app.all("*", (c) => handle(c.req.raw));
@@ -135,6 +165,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
       log.error(`${request.method} ${path} failed: ${errorText(error)}`);
       return Response.json({ message: "Internal server error" }, {
         status: 500,
+        headers: cors,
       });
     }
   };

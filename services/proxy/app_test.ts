@@ -181,3 +181,45 @@ Deno.test("createProxyApp() drops a coding fetch already decoded", async () => {
   assert.equal(response.headers.get("content-encoding"), null);
   assert.equal(await response.text(), "plain");
 });
+
+Deno.test("createProxyApp() adds itself to Via and refuses a request that names it", async () => {
+  const { app, calls, log } = setup(() => new Response("ok"), {
+    pseudonym: "homewire-proxy-test",
+  });
+  const first = await app.request("/api/x", { headers: { via: "1.0 front" } });
+  assert.equal(first.status, 200);
+  await first.body?.cancel();
+  assert.equal(
+    calls[0]?.headers.get("via"),
+    "1.0 front, 1.1 homewire-proxy-test",
+  );
+  // The same request, come back round a route that points at this proxy.
+  const looped = await app.request("/api/x", {
+    headers: { via: calls[0]!.headers.get("via")! },
+  });
+  assert.equal(looped.status, 508);
+  assert.equal(looped.headers.get("access-control-allow-origin"), "*");
+  assert.deepEqual(await looped.json(), {
+    message:
+      'Route "api" leads back to this proxy: fix its URL in PROXY_ROUTES',
+  });
+  assert.equal(calls.length, 1);
+  assert.equal(log.at("WARNING").length, 1);
+});
+
+Deno.test("createProxyApp() refuses a GET with a body instead of dropping it", async () => {
+  const { app, calls } = setup();
+  const response = await app.fetch(
+    new Request("http://localhost/api/search", {
+      headers: { "content-length": "12" },
+    }),
+  );
+  assert.equal(response.status, 400);
+  assert.match((await response.json()).message, /GET request with a body/);
+  const plain = await app.request("/api/search", {
+    headers: { "content-length": "0" },
+  });
+  assert.equal(plain.status, 200);
+  await plain.body?.cancel();
+  assert.equal(calls.length, 1);
+});

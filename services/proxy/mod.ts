@@ -11,7 +11,8 @@ import {
   serveApp,
 } from "../../lib/http.ts";
 import { defineRole } from "../../lib/role.ts";
-import { durationMs, text } from "../../lib/setting_kinds.ts";
+import { durationMs } from "../../lib/setting_kinds.ts";
+import { allowOrigin } from "./allow_origin.ts";
 import { createProxyApp } from "./app.ts";
 import { createHttp1Client } from "../../lib/http1/client.ts";
 import { proxyRoutes } from "./routes.ts";
@@ -25,9 +26,9 @@ export const proxyRole = defineRole({
       description:
         "Registrations NAME=URL, comma-separated (api=https://example.com/v1,local=http://127.0.0.1:8080)",
     }),
-    PROXY_ALLOW_ORIGIN: text({
-      description: "Value of Access-Control-Allow-Origin on every answer",
-      default: "*",
+    PROXY_ALLOW_ORIGIN: allowOrigin({
+      description:
+        "Value of Access-Control-Allow-Origin on every answer: * or one origin (https://app.example.com)",
     }),
     PROXY_TIMEOUT_MS: durationMs({
       description:

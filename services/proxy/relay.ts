@@ -11,7 +11,7 @@ import {
   prepareCallerHeaders,
   remoteRequestHeaders,
 } from "./_headers.ts";
-import type { Http1RequestInit } from "../../lib/http1/client.ts";
+import type { BodyWatcher, Http1RequestInit } from "../../lib/http1/client.ts";
 import type { ProxyRoute } from "./routes.ts";
 
 /** Options of {@linkcode createRelay}. */
@@ -25,10 +25,13 @@ export interface RelayOptions {
   log: Log;
   /** Value of `Access-Control-Allow-Origin` on every answer. */
   allowOrigin: string;
+  /** This proxy's entry in the `Via` header of every remote call. */
+  via: string;
   /**
-   * Longest wait for the remote's status line and headers, in ms, counted from the
-   * last byte of the request body sent; also the longest silence of the remote in the
-   * middle of its body, after which the answer is cut short.
+   * Longest wait on the remote, in ms: for its status line and headers (not counting
+   * the time the caller takes to upload the body), and for each part of its body the
+   * caller is waiting for (after which the answer is cut short). A caller that reads
+   * slowly does not count against the remote.
    */
   timeoutMs: number;
 }
@@ -48,7 +51,13 @@ export type Relay = (
  *
  * @example
  * ```ts
- * const relay = createRelay({ fetch, log, allowOrigin: "*", timeoutMs: 30_000 });
+ * const relay = createRelay({
+ *   fetch,
+ *   log,
+ *   allowOrigin: "*",
+ *   timeoutMs: 30_000,
+ *   via: "1.1 homewire-proxy-1",
+ * });
  * const response = await relay(request, route, "https://example.com/v1/users");
  * ```
  */
@@ -75,11 +84,13 @@ export function createRelay(options: RelayOptions): Relay {
       }
       controller.abort(timedOut);
     });
-    // Each part of the remote's body counts the time-out again; its end stops it.
-    // Deno's server also prints the error of a broken body: this line says whose.
-    const bodyRead = (ended: boolean, error?: unknown) => {
+    // The time-out counts while a part of the remote's body is awaited, not while
+    // the caller has not asked for the next one; the body's end stops it. Deno's
+    // server also prints the error of a broken body: this line says whose.
+    const bodyRead: BodyWatcher = (event, error) => {
       if (phase === "done") return;
-      if (!ended) return deadline.restart();
+      if (event === "wait") return deadline.restart();
+      if (event === "part") return deadline.pause();
       if (
         phase === "body" && error !== undefined && !controller.signal.aborted
       ) {
@@ -92,20 +103,21 @@ export function createRelay(options: RelayOptions): Relay {
       phase = "done";
       deadline.done();
     };
-    const hasBody = request.method !== "GET" && request.method !== "HEAD" &&
-      request.body !== null;
-    // The time-out counts from the last byte sent: a long upload is not a slow
-    // remote. A caller that goes away mid-upload ends the remote call at once.
-    const body = hasBody
-      ? watched(request.body!, (ended, error) => {
-        if (!ended) deadline.restart();
-        else if (error !== undefined) controller.abort(callerGone);
-      })
-      : undefined;
+    // The other way round for the upload: the time the caller takes to send it is
+    // not the remote's. A caller that goes away mid-upload ends the remote call.
+    const body = request.body === null ? undefined : watched(
+      request.body,
+      (event, error) => {
+        if (phase !== "head") return;
+        if (event === "wait") deadline.pause();
+        else if (error === undefined) deadline.restart();
+        else controller.abort(callerGone);
+      },
+    );
     let prepared = false;
     const init: Http1RequestInit = {
       method: request.method,
-      headers: remoteRequestHeaders(request.headers),
+      headers: remoteRequestHeaders(request.headers, options.via),
       body,
       redirect: "manual",
       signal: controller.signal,
@@ -113,13 +125,13 @@ export function createRelay(options: RelayOptions): Relay {
         prepared = true;
         return callerHeaderPairs(pairs, allowOrigin);
       },
-      onBodyRead: bodyRead,
+      onBody: bodyRead,
     };
     let remote: Response;
     try {
       remote = await options.fetch(target, init);
     } catch (error) {
-      bodyRead(true);
+      bodyRead("end");
       if (controller.signal.reason === callerGone) {
         log.debug(
           `Caller of route "${route.name}" went away during its upload: remote call ended`,
@@ -142,11 +154,11 @@ export function createRelay(options: RelayOptions): Relay {
     }
     if (phase === "head") {
       phase = "body";
-      deadline.restart();
+      deadline.pause();
     }
     // The pooled client reports the body's reading through `onBodyRead`.
     if (prepared) return remote;
-    if (remote.body === null) bodyRead(true);
+    if (remote.body === null) bodyRead("end");
     // fetch's answers have immutable headers, and their body is watched here.
     const response = new Response(
       remote.body === null ? null : watched(remote.body, bodyRead),
@@ -161,33 +173,31 @@ export function createRelay(options: RelayOptions): Relay {
   };
 }
 
-/**
- * `body`, passed on part by part, telling `onRead` of each part (`false`) and of its
- * end (`true`, once: whole, cancelled, or failed with its error).
- */
+/** `body`, passed on part by part, telling `onRead` how it is read. */
 function watched(
   body: ReadableStream<Uint8Array>,
-  onRead: (ended: boolean, error?: unknown) => void,
+  onRead: BodyWatcher,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      onRead("wait");
       try {
         const { done, value } = await reader.read();
         if (done) {
-          onRead(true);
+          onRead("end");
           controller.close();
         } else {
-          onRead(false);
+          onRead("part");
           controller.enqueue(value);
         }
       } catch (error) {
-        onRead(true, error);
+        onRead("end", error);
         controller.error(error);
       }
     },
     cancel(reason) {
-      onRead(true);
+      onRead("end");
       return reader.cancel(reason);
     },
   });

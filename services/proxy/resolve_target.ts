@@ -28,6 +28,9 @@ export type Resolution =
 /** How many layers of percent-encoding are unwrapped when looking for escapes. */
 const DECODE_LAYERS = 3;
 
+/** Encoded UTF-8 lead bytes that can only start an overlong (invalid) sequence. */
+const OVERLONG_UTF8 = /%c[01]%|%e0%[89]|%f0%8/i;
+
 /**
  * Resolves the target of a request.
  *
@@ -37,8 +40,8 @@ const DECODE_LAYERS = 3;
  * the path and the query string are appended to the base URL. The rest of the path is
  * rejected when it holds, raw or percent-encoded (up to three layers), a `.` or `..`
  * segment, an encoded slash or backslash, a backslash, an `@`, an empty segment (`//`),
- * or malformed percent-encoding; and the joined URL must keep the base URL's origin and
- * path prefix.
+ * a NUL, an overlong UTF-8 sequence, or malformed percent-encoding; and the joined URL
+ * must keep the base URL's origin and path prefix.
  *
  * @example
  * ```ts
@@ -100,6 +103,9 @@ function escapeProblem(rest: string): string | undefined {
       return "it holds an encoded slash or backslash";
     }
     if (layer.includes("\\")) return "it holds a backslash";
+    if (/%00|\0/.test(layer)) return "it holds a NUL byte (%00)";
+    // Old servers decode an overlong form as the character: %c0%ae as ".".
+    if (OVERLONG_UTF8.test(layer)) return "it holds an overlong UTF-8 sequence";
     if (layer.includes("@")) return "it holds an @";
     if (layer.includes("//")) return "it holds an empty segment (//)";
     if (layer.split("/").some(isDotSegment)) {

@@ -26,6 +26,8 @@ Deno.test("resolveTarget() joins base URL, rest of path and query", async (t) =>
     ["/api/.well-known/x", "https://remote.example/base/.well-known/x"],
     ["/api/...", "https://remote.example/base/..."],
     ["/api/a%20b/%C3%A9", "https://remote.example/base/a%20b/%C3%A9"],
+    ["/api/caf%E9", "https://remote.example/base/caf%E9"],
+    ["/api/%E0%A4%85", "https://remote.example/base/%E0%A4%85"],
     [
       "/api/q?email=a@b.example&p=../x",
       "https://remote.example/base/q?email=a@b.example&p=../x",
@@ -127,6 +129,14 @@ Deno.test("resolveTarget() refuses every path that could leave the base", async 
     ["/api/%zz", /malformed percent-encoding/],
     ["/api/%2", /malformed percent-encoding/],
     ["/api/%", /malformed percent-encoding/],
+    ["/api/..%00/x", /NUL byte/],
+    ["/api/x%00.json", /NUL byte/],
+    ["/api/%2500", /NUL byte/],
+    ["/api/%c0%ae%c0%ae/x", /overlong UTF-8/],
+    ["/api/%C0%AF", /overlong UTF-8/],
+    ["/api/%e0%80%ae", /overlong UTF-8/],
+    ["/api/%f0%80%80%ae", /overlong UTF-8/],
+    ["/api/%25c0%25ae", /overlong UTF-8/],
   ];
   for (const [path, reason] of hostile) {
     await t.step(JSON.stringify(path), () => {

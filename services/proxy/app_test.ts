@@ -152,6 +152,22 @@ Deno.test("createProxyApp() maps remote failures to 502 and 504", async (t) => {
     });
     assert.match(log.at("WARNING")[0] ?? "", /connection refused/);
   });
+  await t.step(
+    "the logged reason leaves out the query (it may hold keys)",
+    async () => {
+      const { app, log } = setup((request) => {
+        throw new TypeError(
+          `error sending request for url (${request.url}): connection refused`,
+        );
+      });
+      const response = await app.request("/api/x?appid=s3cret&q=1");
+      assert.equal(response.status, 502);
+      assert.equal(
+        log.at("WARNING")[0],
+        'Remote of route "api" is unreachable: error sending request for url (https://remote.example/base/x?…): connection refused',
+      );
+    },
+  );
   await t.step("504 when the remote is slower than the time-out", async () => {
     const { app } = setup(
       (request) =>

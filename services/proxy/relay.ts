@@ -147,9 +147,12 @@ export function createRelay(options: RelayOptions): Relay {
           `Remote of route "${route.name}" did not answer within ${timeoutMs} ms`,
         );
       }
-      log.warn(
-        `Remote of route "${route.name}" is unreachable: ${errorText(error)}`,
+      // fetch's errors quote the URL: its query may carry the caller's keys.
+      const reason = errorText(error).replace(
+        /(\/\/[^\s?]*)\?[^\s)]*/g,
+        "$1?…",
       );
+      log.warn(`Remote of route "${route.name}" is unreachable: ${reason}`);
       return fail(502, `Remote of route "${route.name}" is unreachable`);
     }
     if (phase === "head") {

@@ -76,19 +76,18 @@ export function createDeadlines(timeoutMs: number): Deadlines {
         pending.add(entry);
         timer ??= setInterval(check, tick);
       };
-      const leave = () => {
-        pending.delete(entry);
-        if (pending.size === 0) stop();
-      };
       count();
       return {
         restart() {
           if (!finished) count();
         },
-        pause: leave,
+        // The timer stays for the next check: a body paused and restarted part by
+        // part would otherwise clear and set it for every part.
+        pause: () => pending.delete(entry),
         done() {
           finished = true;
-          leave();
+          pending.delete(entry);
+          if (pending.size === 0) stop();
         },
       };
     },

@@ -11,6 +11,9 @@ import {
   type CollectorDependencies,
   startCollector,
 } from "../services/collector/start_collector.ts";
+import { createLineSender } from "../services/collector/line_sender.ts";
+import { tsdbTarget } from "../services/collector/tsdb_target.ts";
+import { createTsdbWriter } from "../services/collector/tsdb_writer.ts";
 import { requireBinary } from "./_helpers.ts";
 import { type Influxd, startInfluxd } from "./_influxd.ts";
 
@@ -183,7 +186,7 @@ Deno.test({
       }
       assert.match(
         t.log.at("WARNING")[0]!,
-        /^Time-series store http:\/\/127\.0\.0\.1:\d+\/write\?db=home&precision=ms unavailable: no answer within 500 ms; keeping \d+ points for retry$/,
+        /^Time-series store http:\/\/127\.0\.0\.1:\d+\/write\?db=home&precision=ms unavailable: no answer within 500 ms; keeping the points for retry$/,
       );
       t.influx.kill("SIGCONT");
       await waitForRows(t.influx, "home_weather_forecast", 3);
@@ -201,14 +204,14 @@ Deno.test({
 
 Deno.test({
   name:
-    "collector drops a batch InfluxDB refuses with 400 and the next pass still works",
+    "collector drops only the point InfluxDB refuses in a partial write, and the next pass still works",
   ignore: influxd.ignore,
   async fn() {
     const t = await setUp();
     let role: { stop(): Promise<void> } | undefined;
     try {
       // A string field in the current shard makes the float home_uvi a type
-      // conflict: the store answers 400 for that batch.
+      // conflict: the store answers 400 "partial write" and stores the rest.
       const seeded = await fetch(`${t.influx.url}/write?db=home&precision=ms`, {
         method: "POST",
         body: `home_uvi,location=out value="high" ${Date.now() - 60_000}`,
@@ -224,8 +227,9 @@ Deno.test({
       assert.equal(t.log.at("ERROR").length, 1);
       assert.match(
         t.log.at("ERROR")[0]!,
-        /^Time-series store refused \d+ points, dropped: 400 partial write: field type conflict: input field "value" on measurement "home_uvi"/,
+        /^Time-series store refused 1 of \d+ points, dropped: 400 partial write: field type conflict: input field "value" on measurement "home_uvi"/,
       );
+      assert.equal((await rows(t.influx, "home_pressure")).length, 2);
       await t.influx.query("DROP MEASUREMENT home_uvi", "home");
       await t.ticks[0]!();
       const uvi = await waitForRows(t.influx, "home_uvi", 1);
@@ -238,6 +242,90 @@ Deno.test({
     } finally {
       await role?.stop();
       await t.tearDown();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "collector --once counts only the points of an InfluxDB partial write as refused, and exits 1",
+  ignore: influxd.ignore,
+  async fn() {
+    const t = await setUp();
+    try {
+      // home_uvi.value already an integer: the float UV index conflicts, the other
+      // points of the batch are stored.
+      const seeded = await fetch(`${t.influx.url}/write?db=home&precision=ms`, {
+        method: "POST",
+        body: `home_uvi,location=out value=3i ${Date.now() - 60_000}`,
+      });
+      assert.equal(seeded.status, 204);
+      await seeded.body?.cancel();
+      const role = startCollector(t.settings(), t.deps(true));
+      assert.equal(await role.done, 1);
+      const errors = t.log.at("ERROR");
+      assert.equal(errors.length, 1, errors.join("\n"));
+      const [, total] = errors[0]!.match(
+        /^Time-series store refused 1 of (\d+) points, dropped: 400 partial write: field type conflict: input field "value" on measurement "home_uvi" is type float, already exists as type integer dropped=1$/,
+      ) ?? assert.fail(errors[0]);
+      assert.ok(
+        t.log.at("DEBUG").includes(`Wrote ${Number(total) - 1} points`),
+      );
+      const stored = {
+        home_pressure: 2,
+        home_temperature: 2,
+        home_humidity: 2,
+        home_rain: 1,
+        home_weather_forecast: 3,
+      };
+      for (const [measurement, count] of Object.entries(stored)) {
+        assert.equal((await rows(t.influx, measurement)).length, count);
+      }
+      assert.deepEqual(
+        (await rows(t.influx, "home_uvi")).map((row) => row.value),
+        [3],
+      );
+    } finally {
+      await t.tearDown();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "createTsdbWriter() counts the lines InfluxDB could not parse in a partial write",
+  ignore: influxd.ignore,
+  async fn() {
+    const influx = await startInfluxd(influxd.path ?? "influxd");
+    const log = createMemoryLog();
+    const target = tsdbTarget({
+      host: influx.url,
+      api: "v1",
+      database: "home",
+    });
+    const writer = createTsdbWriter({
+      send: createLineSender(target),
+      label: target.label,
+      bufferLimit: 100,
+      log,
+    });
+    try {
+      await influx.query("CREATE DATABASE home");
+      const now = Date.now();
+      // InfluxDB stores the lines that parse and answers "dropped=0".
+      writer.write([`m value=1 ${now}`, "bad line", `m value=2 ${now + 1}`]);
+      assert.equal(await writer.flush(5000), true);
+      assert.equal(writer.dropped, 1);
+      assert.deepEqual(log.at("ERROR"), [
+        `Time-series store refused 1 of 3 points, dropped: 400 partial write: unable to parse 'bad line': invalid field format dropped=0`,
+      ]);
+      assert.deepEqual(
+        (await influx.rows("m", "home")).map((row) => row.value),
+        [1, 2],
+      );
+    } finally {
+      await writer.close(1000);
+      await influx.stop();
     }
   },
 });

@@ -1,6 +1,7 @@
 /**
  * The collector's v2 write path (`/api/v2/write`) against a real VictoriaMetrics,
- * read back through its export API.
+ * read back through its export API, and what it answers to lines InfluxDB would
+ * refuse.
  */
 import assert from "node:assert/strict";
 import { createMemoryLog } from "../lib/log.ts";
@@ -8,6 +9,9 @@ import { parseSettings } from "../lib/settings.ts";
 import { startWeatherStandIn } from "../services/collector/_weather_stand_in.ts";
 import { collectorSettings } from "../services/collector/settings.ts";
 import { startCollector } from "../services/collector/start_collector.ts";
+import { createLineSender } from "../services/collector/line_sender.ts";
+import { tsdbTarget } from "../services/collector/tsdb_target.ts";
+import { createTsdbWriter } from "../services/collector/tsdb_writer.ts";
 import { requireBinary } from "./_helpers.ts";
 import { startVictoria } from "./_victoria.ts";
 
@@ -93,6 +97,57 @@ Deno.test({
       );
     } finally {
       await weather.close();
+      await vm.stop();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "VictoriaMetrics answers 204 to lines InfluxDB would refuse: createTsdbWriter() counts none as refused",
+  ignore: victoria.ignore,
+  async fn() {
+    const vm = await startVictoria(victoria.path ?? "victoria-metrics");
+    const log = createMemoryLog();
+    const target = tsdbTarget({
+      host: `http://127.0.0.1:${vm.port}`,
+      api: "v2",
+      database: "home",
+    });
+    const writer = createTsdbWriter({
+      send: createLineSender(target),
+      label: target.label,
+      bufferLimit: 100,
+      log,
+    });
+    try {
+      const now = Date.now();
+      writer.write([`m,location=in value=1i ${now - 1000}`]);
+      assert.equal(await writer.flush(5000), true);
+      // A float after an integer, a string field, a line that does not parse: no
+      // partial-write reply; VictoriaMetrics has no field types (the string is
+      // stored as 0) and skips the bad line without saying so.
+      writer.write([
+        `m,location=in value=2.5 ${now}`,
+        `m,location=out value="text" ${now}`,
+        "bad line",
+        `ok value=1 ${now}`,
+      ]);
+      assert.equal(await writer.flush(5000), true);
+      assert.equal(writer.dropped, 0);
+      assert.deepEqual(log.at("ERROR"), []);
+      const series = await vm.exportSeries('{__name__=~"m_value|ok_value"}', 3);
+      assert.deepEqual(
+        series.map((s) => [s.metric.__name__, s.metric.location, s.values])
+          .sort(),
+        [
+          ["m_value", "in", [1, 2.5]],
+          ["m_value", "out", [0]],
+          ["ok_value", undefined, [1]],
+        ],
+      );
+    } finally {
+      await writer.close(1000);
       await vm.stop();
     }
   },

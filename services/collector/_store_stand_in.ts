@@ -1,6 +1,7 @@
 /**
  * A local stand-in for the time-series store's write endpoint, for unit tests:
- * answers with queued statuses (or hangs), then 204, and records what it accepted.
+ * answers with queued statuses (or hangs, or a status with a JSON body of its own),
+ * then 204, and records what it accepted.
  * The suites in `tests/` use the real servers.
  *
  * @module
@@ -9,7 +10,7 @@ import { sleep } from "../../lib/backoff.ts";
 
 /** A store stand-in answering with the queued statuses, then 204. */
 export function startStore() {
-  const statuses: (number | "hang")[] = [];
+  const statuses: (number | "hang" | { status: number; body: unknown })[] = [];
   const bodies: string[] = [];
   const requests: {
     url: string;
@@ -29,6 +30,9 @@ export function startStore() {
         encoding: request.headers.get("content-encoding"),
       });
       const status = statuses.shift() ?? 204;
+      if (typeof status === "object") {
+        return Response.json(status.body, { status: status.status });
+      }
       if (status === "hang") {
         await sleep(10_000, closing.signal);
         return new Response(null, { status: 204 });

@@ -45,7 +45,7 @@ export function hideUserinfo(value: string): string {
 /** Whether `host` is a host name, `host:port`, or an http(s) base URL. */
 function isStoreHost(host: string): boolean {
   try {
-    const { protocol } = new URL(baseUrl(host, 8086));
+    const { protocol } = new URL(baseUrl(host));
     return protocol === "http:" || protocol === "https:";
   } catch {
     return false;
@@ -124,10 +124,12 @@ export const collectorSettings = {
       return host;
     },
   ),
-  TSDB_PORT: port({
-    description: "Port of the time-series store",
-    default: 8086,
-  }),
+  // Unset is not 8086: a URL in TSDB_HOST without a port keeps its scheme's (443 for
+  // a cloud store); an explicit TSDB_PORT applies to it (see baseUrl).
+  TSDB_PORT: optional(port({
+    description: "Port of the time-series store, when TSDB_HOST names none",
+    requirement: "default 8086 for a bare host, the scheme's port for a URL",
+  })),
   TSDB_DATABASE: text({
     description:
       "Database of the time-series store (v1), and the v2 bucket when TSDB_BUCKET is unset",

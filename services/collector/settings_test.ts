@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { parseSettings, type SettingsError } from "../../lib/settings.ts";
+import { helpText } from "../../lib/help.ts";
+import { collectorRole } from "./mod.ts";
 import { collectorSettings } from "./settings.ts";
 
 Deno.test("collectorSettings needs only TSDB_HOST and has the documented defaults", () => {
   const settings = parseSettings(collectorSettings, { TSDB_HOST: "influx" });
   assert.equal(settings.COLLECTOR_SCHEDULE, "*/5 * * * *");
-  assert.equal(settings.TSDB_PORT, 8086);
   assert.equal(settings.TSDB_API, "v1");
   assert.equal(settings.TSDB_BUFFER_LIMIT, 10_000);
   assert.equal(settings.WEATHER_BASE_URL, "https://api.openweathermap.org");
@@ -19,6 +20,23 @@ Deno.test("collectorSettings needs only TSDB_HOST and has the documented default
       assert.match(error.problems[0]!, /^Missing TSDB_HOST: /);
       return true;
     },
+  );
+});
+
+Deno.test("collectorSettings leaves TSDB_PORT unset unless given, and --help says 8086 for a bare host", () => {
+  const port = (env: Record<string, string>) =>
+    parseSettings(collectorSettings, { TSDB_HOST: "http://127.0.0.1", ...env })
+      .TSDB_PORT;
+  // Unset is not 8086: a URL then keeps its scheme's port (see tsdbTarget).
+  assert.equal(port({}), undefined);
+  assert.equal(port({ TSDB_PORT: "43428" }), 43428);
+  assert.equal(port({ TSDB_PORT: "8086" }), 8086);
+  const line = helpText([collectorRole], {}).split("\n").find((l) =>
+    l.trim().startsWith("TSDB_PORT ")
+  );
+  assert.match(
+    line ?? "",
+    /^\s+TSDB_PORT\s+Port of the time-series store, when TSDB_HOST names none \(default 8086 for a bare host, the scheme's port for a URL\)$/,
   );
 });
 

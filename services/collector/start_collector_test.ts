@@ -258,6 +258,25 @@ Deno.test("startCollector() with once writes a pass larger than TSDB_BUFFER_LIMI
   }
 });
 
+Deno.test("startCollector() writes to TSDB_PORT when TSDB_HOST is a URL without a port", async () => {
+  const h = harness({ TSDB_HOST: "http://127.0.0.1" });
+  const role = startCollector(h.settings, {
+    ...h.deps,
+    once: true,
+    finalFlushMs: 500,
+  });
+  try {
+    assert.equal(await role.done, 0);
+    assert.deepEqual(series(h.store.lines()), series(ALL));
+    assert.equal(
+      h.store.requests[0]!.url,
+      `http://127.0.0.1:${h.store.port}/write?db=home&precision=ms`,
+    );
+  } finally {
+    await h.close();
+  }
+});
+
 async function waitUntil(condition: () => boolean, timeoutMs = 5000) {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {

@@ -36,8 +36,11 @@ export type TsdbTarget = {
 export interface TsdbTargetOptions {
   /** Host name, or a base URL such as `https://influx.example.com`. */
   host: string;
-  /** Port, used when `host` is a bare host name. */
-  port: number;
+  /**
+   * `TSDB_PORT`, `undefined` when unset. A port written in `host` wins; without one,
+   * a bare host uses this port or 8086, a URL this port or its scheme's.
+   */
+  port?: number;
   /** `v1` (`/write?db=`) or `v2` (`/api/v2/write`). */
   api: "v1" | "v2";
   /** v1 database. */
@@ -100,16 +103,38 @@ export function tsdbTarget(options: TsdbTargetOptions): TsdbTarget {
 }
 
 /**
- * `http://host:port` for a bare host (IPv6 in brackets), or the URL as given.
+ * The base URL of the store: a port written in `host` wins; otherwise `port` when
+ * set; otherwise 8086 for a bare host (IPv6 in brackets) and the scheme's port for
+ * a URL.
  *
  * @example
  * ```ts
- * baseUrl("localhost", 8086); // "http://localhost:8086"
+ * baseUrl("localhost"); // "http://localhost:8086"
+ * baseUrl("https://influx.example.com"); // "https://influx.example.com"
+ * baseUrl("http://127.0.0.1", 8428); // "http://127.0.0.1:8428/"
+ * baseUrl("http://127.0.0.1:80", 8428); // "http://127.0.0.1:80"
  * ```
  */
-export function baseUrl(host: string, port: number): string {
-  if (host.includes("://")) return host;
+export function baseUrl(host: string, port?: number): string {
+  if (host.includes("://")) {
+    if (port === undefined || namesPort(host)) return host;
+    const url = new URL(host);
+    url.port = String(port);
+    return url.href;
+  }
   const ipv6 = (host.match(/:/g) ?? []).length >= 2 && !host.startsWith("[");
   const name = ipv6 ? `[${host}]` : host;
-  return /:\d+$/.test(name) ? `http://${name}` : `http://${name}:${port}`;
+  return /:\d+$/.test(name)
+    ? `http://${name}`
+    : `http://${name}:${port ?? 8086}`;
+}
+
+/**
+ * Whether the URL text names a port. Decided from the text: `URL` elides a scheme's
+ * own port (`new URL("https://h:443").port` is `""`), which still wins here.
+ */
+function namesPort(url: string): boolean {
+  const authority = url.slice(url.indexOf("://") + 3).split(/[/?#]/, 1)[0]!;
+  const hostPort = authority.slice(authority.lastIndexOf("@") + 1);
+  return /:\d+$/.test(hostPort);
 }

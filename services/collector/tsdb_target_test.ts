@@ -29,7 +29,6 @@ Deno.test("tsdbTarget() gives the v2 client its base URL, org, bucket and token"
   assert.deepEqual(
     tsdbTarget({
       host: "https://tsdb.example.com/",
-      port: 8086,
       api: "v2",
       database: "home",
       org: "my org",
@@ -82,4 +81,38 @@ Deno.test("tsdbTarget() keeps a port written in the host", () => {
   );
   assert.equal(url("fe80::1"), "http://[fe80::1]:8086/write?db=d&precision=ms");
   assert.equal(url("[::1]:7"), "http://[::1]:7/write?db=d&precision=ms");
+});
+
+Deno.test("tsdbTarget() applies a set port to a URL that names none; a port in the URL wins", () => {
+  const url = (host: string, port?: number) =>
+    tsdbTarget({ host, port, api: "v1", database: "d" }).label;
+  const path = "/write?db=d&precision=ms";
+  // TSDB_PORT set: it applies to a URL without a port of its own.
+  assert.equal(url("http://127.0.0.1", 43428), `http://127.0.0.1:43428${path}`);
+  assert.equal(url("http://[::1]/", 7), `http://[::1]:7${path}`);
+  assert.equal(url("https://h:", 8443), `https://h:8443${path}`);
+  assert.equal(
+    url("https://u:p%40ss@h/influx", 8443),
+    `https://h:8443/influx/write?db=d&precision=ms`,
+  );
+  // A port written in the URL wins, even the scheme's own (elided by URL).
+  assert.equal(url("https://h:443", 8086), `https://h${path}`);
+  assert.equal(url("http://h:80/", 8086), `http://h${path}`);
+  assert.equal(url("http://[::1]:9", 7), `http://[::1]:9${path}`);
+  assert.equal(url("https://u:p:x@h:8443", 1), `https://h:8443${path}`);
+  // TSDB_PORT unset: a URL keeps its scheme's port, a bare host gets 8086.
+  assert.equal(url("http://127.0.0.1"), `http://127.0.0.1${path}`);
+  assert.equal(url("influx"), `http://influx:8086${path}`);
+  assert.equal(url("influx:9999", 1), `http://influx:9999${path}`);
+  assert.equal(url("influx", 1), `http://influx:1${path}`);
+  const cloud = tsdbTarget({
+    host: "https://us-west-2-1.aws.cloud2.influxdata.com",
+    api: "v2",
+    database: "home",
+    org: "o",
+  });
+  assert.equal(
+    cloud.api === "v2" && cloud.root,
+    "https://us-west-2-1.aws.cloud2.influxdata.com",
+  );
 });

@@ -47,7 +47,11 @@ export interface TsdbWriter {
   readonly dropped: number;
 }
 
-type Outcome = { kind: "written" } | { kind: "retry" | "drop"; reason: string };
+type Outcome =
+  | { kind: "written" }
+  | { kind: "retry"; reason: string }
+  /** `refused` of the batch were not stored; the others were (a partial write). */
+  | { kind: "drop"; reason: string; refused: number };
 
 interface Entry {
   readonly line: string;
@@ -56,7 +60,8 @@ interface Entry {
 /**
  * Builds a {@linkcode TsdbWriter}. Connection errors, time-outs, 429 and 5xx keep the
  * batch for a retry with backoff (WARNING once per outage); any other 4xx drops the
- * batch with an ERROR naming the store's reason.
+ * batch with an ERROR naming the store's reason, or, for a partial write, only the
+ * points the store says it dropped.
  */
 export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   const { send, label, log, bufferLimit } = options;
@@ -88,9 +93,14 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
     try {
       const reply = await send(batch.map((entry) => entry.line), limit.signal);
       if (reply.status >= 200 && reply.status < 300) return { kind: "written" };
-      const reason = `${reply.status} ${storeMessage(reply.text)}`.trim();
-      const retry = reply.status === 429 || reply.status >= 500;
-      return { kind: retry ? "retry" : "drop", reason };
+      const message = storeMessage(reply.text);
+      const reason = `${reply.status} ${message}`.trim();
+      if (reply.status === 429 || reply.status >= 500) {
+        return { kind: "retry", reason };
+      }
+      const partial = partialWriteDropped(message);
+      const refused = Math.min(batch.length, partial ?? batch.length);
+      return { kind: "drop", reason, refused };
     } catch (error) {
       return {
         kind: "retry",
@@ -110,12 +120,10 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
       const outcome = await post(batch);
       if (outcome.kind === "retry") {
         lastReason = outcome.reason;
-        const excess = Math.max(0, buffer.length - bufferLimit);
+        // No count here: later passes add to the buffer during the outage.
         if (attempt === 0) {
           log.warn(
-            `Time-series store ${label} unavailable: ${outcome.reason}; keeping ${
-              points(buffer.length - excess)
-            } for retry`,
+            `Time-series store ${label} unavailable: ${outcome.reason}; keeping the points for retry`,
           );
         } else log.debug(`Write retry ${attempt} failed: ${outcome.reason}`);
         trim();
@@ -124,18 +132,24 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
       }
       const sent = new Set(batch);
       buffer = buffer.filter((entry) => !sent.has(entry));
-      if (outcome.kind === "drop") {
-        dropped += batch.length;
+      const refused = outcome.kind === "drop" ? outcome.refused : 0;
+      const written = batch.length - refused;
+      if (outcome.kind === "drop" && refused === 0) {
+        log.warn(
+          `Time-series store dropped no point but said: ${outcome.reason}`,
+        );
+      } else if (outcome.kind === "drop") {
+        dropped += refused;
+        const count = written === 0
+          ? points(refused)
+          : `${refused} of ${points(batch.length)}`;
         log.error(
-          `Time-series store refused ${
-            points(batch.length)
-          }, dropped: ${outcome.reason}`,
+          `Time-series store refused ${count}, dropped: ${outcome.reason}`,
         );
-      } else if (attempt > 0) {
-        log.info(
-          `Time-series store reachable again: wrote ${points(batch.length)}`,
-        );
-      } else log.debug(`Wrote ${points(batch.length)}`);
+      }
+      if (written > 0 && attempt > 0) {
+        log.info(`Time-series store reachable again: wrote ${points(written)}`);
+      } else if (written > 0) log.debug(`Wrote ${points(written)}`);
       attempt = 0;
     }
   }
@@ -193,6 +207,28 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
 /** `1 point`, `2 points`. */
 function points(count: number): string {
   return `${count} ${count === 1 ? "point" : "points"}`;
+}
+
+/**
+ * How many points of a batch a partial write dropped, `undefined` when the reply is
+ * no partial write (the whole batch was refused). InfluxDB (1.x: 400 `{"error"}`,
+ * 2.x: 422 `{"message"}`) stores the other points and ends its message with
+ * `dropped=N`. N leaves out the lines it could not parse (1.x says `dropped=0` for
+ * them), listed one "unable to parse '...'" each. VictoriaMetrics sends no such
+ * reply: it skips what it cannot store and answers 204.
+ *
+ * @example
+ * ```ts
+ * partialWriteDropped("partial write: field type conflict: ... dropped=1"); // 1
+ * partialWriteDropped("unable to parse 'x': invalid field format"); // undefined
+ * ```
+ */
+export function partialWriteDropped(message: string): number | undefined {
+  const dropped = /\bpartial write: [^]*\bdropped=(\d+)\s*$/.exec(message);
+  if (!dropped) return undefined;
+  const unparsed =
+    message.match(/(?:^|\n|partial write: )unable to parse '/g)?.length ?? 0;
+  return Number(dropped[1]) + unparsed;
 }
 
 /** The store's error text: `{"error": "..."}` (InfluxDB 1.x), `{"message": ...}` or raw. */

@@ -3,7 +3,7 @@ import { startStore } from "./_store_stand_in.ts";
 import { createMemoryLog } from "../../lib/log.ts";
 import { createLineSender } from "./line_sender.ts";
 import { tsdbTarget } from "./tsdb_target.ts";
-import { createTsdbWriter } from "./tsdb_writer.ts";
+import { createTsdbWriter, partialWriteDropped } from "./tsdb_writer.ts";
 
 function writerFor(
   port: number,
@@ -62,7 +62,7 @@ Deno.test("createTsdbWriter() retries on 5xx, 429 and time-outs until written", 
     assert.equal(log.at("WARNING").length, 1);
     assert.match(
       log.at("WARNING")[0]!,
-      /unavailable: 500 failure 500; keeping 1 point for retry$/,
+      /unavailable: 500 failure 500; keeping the points for retry$/,
     );
     assert.deepEqual(log.at("INFO"), [
       "Time-series store reachable again: wrote 1 point",
@@ -88,6 +88,161 @@ Deno.test("createTsdbWriter() drops a batch refused with 400 and goes on", async
     writer.write(["good value=1 1"]);
     assert.equal(await writer.flush(2000), true);
     assert.deepEqual(store.lines(), ["good value=1 1"]);
+  } finally {
+    await writer.close(1000);
+    await store.close();
+  }
+});
+
+Deno.test("createTsdbWriter() counts only the points a partial write dropped", async (t) => {
+  const conflict =
+    'field type conflict: input field "value" on measurement "m" is type float, already exists as type integer';
+  const cases = [
+    {
+      name: "InfluxDB 1.x: dropped=N",
+      reply: {
+        status: 400,
+        body: { error: `partial write: ${conflict} dropped=1` },
+      },
+      lines: 3,
+      refused: 1,
+      error:
+        `refused 1 of 3 points, dropped: 400 partial write: ${conflict} dropped=1`,
+    },
+    {
+      name: "InfluxDB 1.x: lines that do not parse, with dropped=0",
+      reply: {
+        status: 400,
+        body: {
+          error:
+            "partial write: unable to parse 'x': invalid field format\nunable to parse 'y': invalid field format dropped=0",
+        },
+      },
+      lines: 4,
+      refused: 2,
+      error:
+        "refused 2 of 4 points, dropped: 400 partial write: unable to parse 'x': invalid field format\nunable to parse 'y': invalid field format dropped=0",
+    },
+    {
+      name: "InfluxDB 2: 422 with the message",
+      reply: {
+        status: 422,
+        body: {
+          code: "unprocessable entity",
+          message:
+            `failure writing points to database: partial write: ${conflict} dropped=2`,
+        },
+      },
+      lines: 5,
+      refused: 2,
+      error:
+        `refused 2 of 5 points, dropped: 422 failure writing points to database: partial write: ${conflict} dropped=2`,
+    },
+    {
+      name: "every point dropped",
+      reply: {
+        status: 400,
+        body: { error: `partial write: ${conflict} dropped=2` },
+      },
+      lines: 2,
+      refused: 2,
+      error:
+        `refused 2 points, dropped: 400 partial write: ${conflict} dropped=2`,
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, async () => {
+      const store = startStore();
+      const { writer, log } = writerFor(store.port);
+      try {
+        store.statuses.push(c.reply);
+        writer.write(Array.from({ length: c.lines }, (_, i) => `m v=${i} 1`));
+        assert.equal(await writer.flush(2000), true);
+        assert.equal(writer.dropped, c.refused);
+        assert.deepEqual(log.at("ERROR"), [`Time-series store ${c.error}`]);
+        const written = c.lines - c.refused;
+        assert.deepEqual(
+          log.at("DEBUG"),
+          written === 0 ? [] : [`Wrote ${written} points`],
+        );
+        assert.equal(
+          store.requests.length,
+          1,
+          "a partial write is not retried",
+        );
+      } finally {
+        await writer.close(1000);
+        await store.close();
+      }
+    });
+  }
+});
+
+Deno.test("partialWriteDropped() reads dropped=N plus the lines that did not parse", () => {
+  assert.equal(partialWriteDropped("partial write: x dropped=3"), 3);
+  assert.equal(
+    partialWriteDropped(
+      "partial write: unable to parse 'a b': bad\nunable to parse 'c': bad dropped=0",
+    ),
+    2,
+  );
+  // Not partial: the whole batch was refused.
+  assert.equal(partialWriteDropped("unable to parse 'a b': bad"), undefined);
+  assert.equal(partialWriteDropped("failure 400"), undefined);
+  assert.equal(partialWriteDropped("partial write: no count"), undefined);
+  // A quoted line that holds "dropped=" does not count; the count ends the message.
+  assert.equal(
+    partialWriteDropped(
+      "partial write: unable to parse 'm dropped=9': bad dropped=0",
+    ),
+    1,
+  );
+});
+
+Deno.test("createTsdbWriter() warns when a partial write dropped no point", async () => {
+  const store = startStore();
+  const { writer, log } = writerFor(store.port);
+  try {
+    store.statuses.push({
+      status: 400,
+      body: {
+        error: "partial write: points beyond retention policy dropped=0",
+      },
+    });
+    writer.write(["a v=1 1", "b v=1 1"]);
+    assert.equal(await writer.flush(2000), true);
+    assert.equal(writer.dropped, 0);
+    assert.deepEqual(log.at("ERROR"), []);
+    assert.deepEqual(log.at("WARNING"), [
+      "Time-series store dropped no point but said: 400 partial write: points beyond retention policy dropped=0",
+    ]);
+    assert.deepEqual(log.at("DEBUG"), ["Wrote 2 points"]);
+  } finally {
+    await writer.close(1000);
+    await store.close();
+  }
+});
+
+Deno.test("createTsdbWriter() states no count in the outage WARNING that later writes would make wrong", async () => {
+  const store = startStore();
+  const { writer, log } = writerFor(store.port, 100, {
+    baseMs: 200,
+    maxMs: 400,
+  });
+  try {
+    store.statuses.push(503, 503);
+    writer.write(["a v=1 1"]);
+    await waitUntil(() => log.at("WARNING").length === 1);
+    // The next passes add to the buffer while the store is still down.
+    writer.write(["b v=1 1", "c v=1 1"]);
+    assert.equal(await writer.flush(5000), true);
+    assert.deepEqual(log.at("WARNING"), [
+      `Time-series store http://127.0.0.1:${store.port}/write?db=home&precision=ms unavailable: 503 failure 503; keeping the points for retry`,
+    ]);
+    assert.deepEqual(log.at("INFO"), [
+      "Time-series store reachable again: wrote 3 points",
+    ]);
+    assert.deepEqual(store.lines(), ["a v=1 1", "b v=1 1", "c v=1 1"]);
   } finally {
     await writer.close(1000);
     await store.close();
@@ -127,7 +282,7 @@ Deno.test("createTsdbWriter() keeps at most bufferLimit points after a failure, 
     assert.equal(await writer.flush(5000), true);
     assert.deepEqual(store.lines(), ["p3 v=1 1", "p4 v=1 1", "p5 v=1 1"]);
     assert.deepEqual(log.at("WARNING"), [
-      `Time-series store http://127.0.0.1:${store.port}/write?db=home&precision=ms unavailable: 503 failure 503; keeping 2 points for retry`,
+      `Time-series store http://127.0.0.1:${store.port}/write?db=home&precision=ms unavailable: 503 failure 503; keeping the points for retry`,
       "Time-series buffer full (3 points): dropped the 2 oldest",
     ]);
   } finally {

@@ -3,6 +3,7 @@
  * real HTTP endpoint: wire format, deletion rules, endpoint faults, options, settings.
  */
 import assert from "node:assert/strict";
+import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { startSink } from "../services/forwarder/_test_sink.ts";
 import { startFauxqs } from "./_fauxqs.ts";
 import { freePort, startMain } from "./_helpers.ts";
@@ -211,6 +212,55 @@ Deno.test("forwarder role through main.ts", async (t) => {
           sink.bodies().map((body) => JSON.parse(body)).sort(),
           [...bodies].sort(),
         );
+      } finally {
+        assert.equal(await main.stop("SIGTERM"), 0);
+        await sink.stop();
+      }
+    },
+  );
+
+  await t.step(
+    "keeps the order within each message group of a FIFO queue",
+    async () => {
+      const url = await fauxqs.createQueue("order.fifo", {
+        FifoQueue: "true",
+      });
+      // The endpoint answers in random order.
+      const sink = startSink({ delayMs: () => Math.random() * 20 });
+      const groups = ["g0", "g1", "g2", "g3"];
+      const bodies = Array.from(
+        { length: 8 },
+        (_, i) => groups.map((group) => `${group}:${i}`),
+      ).flat();
+      for (let i = 0; i < bodies.length; i += 10) {
+        await fauxqs.client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: url,
+            Entries: bodies.slice(i, i + 10).map((body, j) => ({
+              Id: String(j),
+              MessageBody: body,
+              MessageGroupId: body.split(":")[0],
+              MessageDeduplicationId: body.replace(":", "-"),
+            })),
+          }),
+        );
+      }
+      const main = startMain(["forwarder"], {
+        env: {
+          ...base(url, sink.url),
+          FORWARDER_RECEIVERS: "2",
+          LOG_LEVEL: "WARNING",
+        },
+      });
+      try {
+        await sink.waitFor(bodies.length);
+        await until(emptied(url));
+        const posted = sink.bodies().map((body) => JSON.parse(body) as string);
+        assert.equal(posted.length, bodies.length);
+        for (const group of groups) {
+          const inGroup = (b: string) => b.startsWith(`${group}:`);
+          assert.deepEqual(posted.filter(inGroup), bodies.filter(inGroup));
+        }
       } finally {
         assert.equal(await main.stop("SIGTERM"), 0);
         await sink.stop();

@@ -1,11 +1,13 @@
 /**
- * The forwarder loop: receive a batch, post every body concurrently, delete the posted
- * messages with one batch delete, again, until stopped.
+ * The forwarder loop: receive a batch, post every body concurrently (the messages of
+ * one FIFO message group one after another), delete the posted messages with one batch
+ * delete, again, until stopped.
  *
  * @module
  */
 import { backoffDelay, type BackoffOptions, sleep } from "../../lib/backoff.ts";
 import { errorText, type Log } from "../../lib/log.ts";
+import { groupChains } from "./group_chains.ts";
 import { startHeartbeat } from "./heartbeat.ts";
 import { createLimiter } from "./limiter.ts";
 import { createMetrics, type ForwarderMetrics } from "./metrics.ts";
@@ -15,11 +17,15 @@ import type { Queue, QueueMessage } from "./sqs_queue.ts";
 
 /** Tuning of {@linkcode createForwarder}. */
 export interface ForwarderTuning {
-  /** Receive calls in flight at once. @default 1 */
+  /**
+   * Receive calls in flight at once. There is room in hand for a batch per receiver,
+   * messages waiting for a post slot included. @default 1
+   */
   receivers?: number;
   /**
    * Most posts in flight at once, over all batches; also how many messages may be in
-   * hand (at least one batch), so the next receive overlaps the posts. @default 10
+   * hand (at least `receivers` batches), so the next receive overlaps the posts.
+   * @default 10
    */
   concurrency?: number;
   /** Most messages one receive call returns (QUEUE_MAX_NUMBER_OF_MESSAGES). @default 10 */
@@ -84,8 +90,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const retryStatuses = tuning.retryStatuses ?? new Set<number>();
   const concurrency = tuning.concurrency ?? 10;
   const batchSize = tuning.batchSize ?? 10;
+  const receivers = tuning.receivers ?? 1;
   const limiter = createLimiter(concurrency);
-  const inHand = createSlots(Math.max(concurrency, batchSize));
+  // Room for a whole batch per receiver, so each keeps a receive in flight; the limiter
+  // still caps the posts, and the heartbeat keeps the messages waiting for it hidden.
+  const inHand = createSlots(Math.max(concurrency, receivers * batchSize));
   const batches = new Set<Promise<void>>();
   const stopping = new AbortController();
   const aborting = new AbortController();
@@ -184,19 +193,24 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       messages,
       visibilitySeconds: await visibilitySeconds(),
     });
-    const outcomes = await Promise.all(
-      messages.map((message) =>
-        limiter.run(async () => {
-          const ok = await forward(message);
-          heartbeat.done(message);
+    const posted = new Set<QueueMessage>();
+    // A group's messages one after another (SQS hands out its next ones only once
+    // these are deleted); the other groups and the loose messages meanwhile.
+    await Promise.all(
+      groupChains(messages).map(async (chain) => {
+        for (const message of chain) {
+          const ok = await limiter.run(() => forward(message));
           inHand.give(1);
-          return ok;
-        })
-      ),
+          // A posted message stays hidden until the batch delete; one left in the queue
+          // is let go, to come back after its visibility timeout.
+          if (ok) posted.add(message);
+          else heartbeat.done(message);
+        }
+      }),
     );
     await heartbeat.stop();
-    const posted = messages.filter((_, i) => outcomes[i]);
-    if (posted.length > 0) track(deletes, remove(posted));
+    const done = messages.filter((message) => posted.has(message));
+    if (done.length > 0) track(deletes, remove(done));
   }
 
   async function receiveLoop(): Promise<void> {
@@ -230,10 +244,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   return {
     run() {
       running ??= (async () => {
-        const loops = Array.from(
-          { length: tuning.receivers ?? 1 },
-          () => receiveLoop(),
-        );
+        const loops = Array.from({ length: receivers }, () => receiveLoop());
         await Promise.all(loops);
         await Promise.all(batches);
         await Promise.all(deletes);

@@ -6,6 +6,7 @@ import { createMetrics } from "./metrics.ts";
 import { createPoster } from "./poster.ts";
 import { createSqsQueue, type Queue } from "./sqs_queue.ts";
 import { startSink } from "./_test_sink.ts";
+import { until } from "./_fake_queue.ts";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 
 function setup(
@@ -31,14 +32,6 @@ function setup(
     settings: { backoff: { baseMs: 50, maxMs: 200 }, ...tuning },
   });
   return { log, metrics, forwarder, running: forwarder.run() };
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("Condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 Deno.test("createForwarder()", async (t) => {

@@ -68,36 +68,37 @@ export const forwarderSettings = {
     "Authorization header value of the POST, sent exactly as given",
   ),
   QUEUE_MAX_NUMBER_OF_MESSAGES: integer({
-    description: "Messages asked for per receive call",
+    description: "Messages asked for per receive call (1 to 10)",
     default: 10,
     min: 1,
     max: 10,
   }),
   QUEUE_WAIT_TIME_SECONDS: integer({
-    description: "Long-polling wait of a receive call, in seconds",
+    description: "Long-polling wait of a receive call, in seconds (0 to 20)",
     default: 20,
     min: 0,
     max: 20,
   }),
   QUEUE_VISIBILITY_TIMEOUT: optional(integer({
     description:
-      "Visibility timeout asked for on receive, in seconds (default: the queue's)",
+      "Visibility timeout asked for on receive, in seconds (1 to 43200; default: the queue's)",
     min: 1,
     max: 43_200,
   })),
   HTTP_TIMEOUT_MS: durationMs({
-    description: "Time-out of one POST; a time-out leaves the message queued",
+    description:
+      "Time-out of one POST (at least 1 ms); a time-out leaves the message queued",
     default: 30_000,
     min: 1,
   }),
   FORWARD_CONCURRENCY: integer({
-    description: "Most POSTs in flight at once",
+    description: "Most POSTs in flight at once (1 to 1000)",
     default: 10,
     min: 1,
     max: 1000,
   }),
   FORWARDER_RECEIVERS: integer({
-    description: "Receive calls in flight at once",
+    description: "Receive calls in flight at once (1 to 100)",
     default: 1,
     min: 1,
     max: 100,

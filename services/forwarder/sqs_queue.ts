@@ -21,6 +21,11 @@ export interface QueueMessage {
   readonly body: string;
   /** Handle used to delete the message or change its visibility. */
   readonly receiptHandle: string;
+  /**
+   * Message group, on a FIFO queue only: the forwarder posts the messages of one group
+   * one after another, in receive order.
+   */
+  readonly groupId?: string;
 }
 
 /** A batch-delete entry the queue refused. */
@@ -56,13 +61,21 @@ export interface SqsQueueOptions {
   callTimeoutMs?: number;
 }
 
+/** Whether `queueUrl` names a FIFO queue: SQS requires their names to end in `.fifo`. */
+function isFifoQueue(queueUrl: string): boolean {
+  return /\.fifo\/*$/.test(new URL(queueUrl).pathname);
+}
+
 /**
  * Returns a {@linkcode Queue} on an SQS client. Every call is bounded in time, so a
- * paused or unreachable server surfaces as an error instead of a hang.
+ * paused or unreachable server surfaces as an error instead of a hang. On a FIFO queue
+ * each message carries its group; a standard queue's messages never do (there a group
+ * id only shares the queue fairly among tenants, it orders nothing).
  */
 export function createSqsQueue(options: SqsQueueOptions): Queue {
   const { client, queueUrl } = options;
   const callTimeoutMs = options.callTimeoutMs ?? 5_000;
+  const fifo = isFifoQueue(queueUrl);
 
   const bounded = <T>(
     ms: number,
@@ -108,15 +121,22 @@ export function createSqsQueue(options: SqsQueueOptions): Queue {
               MaxNumberOfMessages: options.maxMessages,
               WaitTimeSeconds: options.waitTimeSeconds,
               VisibilityTimeout: options.visibilityTimeout,
+              MessageSystemAttributeNames: fifo
+                ? ["MessageGroupId"]
+                : undefined,
             }),
             { abortSignal },
           ),
       );
-      return (reply.Messages ?? []).map((message) => ({
-        id: message.MessageId ?? "",
-        body: message.Body ?? "",
-        receiptHandle: message.ReceiptHandle ?? "",
-      }));
+      return (reply.Messages ?? []).map((message) => {
+        const groupId = fifo ? message.Attributes?.MessageGroupId : undefined;
+        return {
+          id: message.MessageId ?? "",
+          body: message.Body ?? "",
+          receiptHandle: message.ReceiptHandle ?? "",
+          ...(groupId === undefined ? {} : { groupId }),
+        };
+      });
     },
 
     async deleteBatch(messages) {

@@ -1,0 +1,200 @@
+/**
+ * How the forwarder spreads its work: receives in flight per receiver, posts capped
+ * at the concurrency, FIFO message groups in order.
+ */
+import assert from "node:assert/strict";
+import { createMemoryLog } from "../../lib/log.ts";
+import { createForwarder } from "./forwarder.ts";
+import type { QueueMessage } from "./sqs_queue.ts";
+import { createFakeQueue, messages, until } from "./_fake_queue.ts";
+
+/** A post that waits until `release()`, counting the posts in flight. */
+function heldPost() {
+  let posting = 0;
+  let peak = 0;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => release = resolve);
+  const post = async () => {
+    posting++;
+    peak = Math.max(peak, posting);
+    await released;
+    posting--;
+    return 200;
+  };
+  return {
+    post,
+    release,
+    get posting() {
+      return posting;
+    },
+    get peak() {
+      return peak;
+    },
+  };
+}
+
+Deno.test("createForwarder() keeps a receive in flight per receiver, posts at most `concurrency` at once", async () => {
+  const queue = createFakeQueue([
+    messages("a", 10),
+    messages("b", 10),
+    messages("c", 10),
+  ], 1);
+  const post = heldPost();
+  const forwarder = createForwarder({
+    queue,
+    post: post.post,
+    log: createMemoryLog(),
+    settings: { receivers: 3, concurrency: 10, batchSize: 10 },
+  });
+  const running = forwarder.run();
+  await until(() => Promise.resolve(post.posting === 10));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  // Room for a batch per receiver: all three receives went out at once.
+  assert.equal(queue.receives, 3);
+  assert.equal(queue.peakReceiving, 3);
+  assert.equal(post.posting, 10);
+  // The messages waiting for a post slot are kept invisible too.
+  await until(() => Promise.resolve(queue.extended.length >= 3));
+  assert.equal(new Set(queue.extended.flat()).size, 30);
+  post.release();
+  await until(() => Promise.resolve(queue.deleted.length === 30));
+  await until(() => Promise.resolve(queue.receiving === 3));
+  assert.equal(post.peak, 10);
+  await forwarder.stop();
+  await running;
+});
+
+Deno.test("createForwarder() holds `concurrency` messages when that is more than a batch per receiver", async () => {
+  // The bench's settings: 4 receivers, 80 posts in flight, batches of 10.
+  const queue = createFakeQueue(
+    Array.from({ length: 9 }, (_, i) => messages(`b${i}-`, 10)),
+  );
+  const post = heldPost();
+  const forwarder = createForwarder({
+    queue,
+    post: post.post,
+    log: createMemoryLog(),
+    settings: { receivers: 4, concurrency: 80, batchSize: 10 },
+  });
+  const running = forwarder.run();
+  await until(() => Promise.resolve(post.posting === 80));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(queue.receives, 8);
+  assert.equal(queue.receiving, 0);
+  post.release();
+  await until(() => Promise.resolve(queue.deleted.length === 90));
+  assert.equal(post.peak, 80);
+  await forwarder.stop();
+  await running;
+});
+
+Deno.test("createForwarder() with defaults keeps one receive in flight", async () => {
+  const queue = createFakeQueue([]);
+  const forwarder = createForwarder({
+    queue,
+    post: () => Promise.resolve(200),
+    log: createMemoryLog(),
+  });
+  const running = forwarder.run();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(queue.peakReceiving, 1);
+  await forwarder.stop();
+  await running;
+});
+
+/** A seeded pseudo-random generator in [0, 1) (mulberry32), for repeatable runs. */
+function seeded(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+Deno.test("createForwarder() posts the messages of a group one after another, in receive order", async () => {
+  // As real SQS may: several messages of a group in one receive, groups interleaved.
+  const groups: (string | undefined)[] = [
+    "A",
+    "B",
+    "A",
+    undefined,
+    "B",
+    "A",
+    "C",
+    "A",
+    undefined,
+    "B",
+  ];
+  const batch: QueueMessage[] = groups.map((groupId, i) => ({
+    id: `${groupId ?? "none"}-${i}`,
+    body: `${groupId ?? "none"}-${i}`,
+    receiptHandle: `r${i}`,
+    ...(groupId === undefined ? {} : { groupId }),
+  }));
+  const queue = createFakeQueue([batch]);
+  const random = seeded(7);
+  const finished: string[] = [];
+  const posting = new Map<string, number>();
+  let peak = 0;
+  let overlapInGroup = false;
+  const log = createMemoryLog();
+  const forwarder = createForwarder({
+    queue,
+    // An endpoint answering in random order; the second "A" message fails.
+    post: async (body) => {
+      const group = body.split("-")[0]!;
+      const inGroup = (posting.get(group) ?? 0) + 1;
+      if (group !== "none" && inGroup > 1) overlapInGroup = true;
+      posting.set(group, inGroup);
+      peak = Math.max(peak, [...posting.values()].reduce((a, b) => a + b, 0));
+      await new Promise((resolve) => setTimeout(resolve, random() * 30));
+      posting.set(group, posting.get(group)! - 1);
+      finished.push(body);
+      if (body === "A-2") throw new Error("refused");
+      return 200;
+    },
+    log,
+  });
+  const running = forwarder.run();
+  await until(() => Promise.resolve(queue.deleted.length === 9));
+  await forwarder.stop();
+  await running;
+  for (const group of ["A", "B", "C"]) {
+    assert.deepEqual(
+      finished.filter((body) => body.startsWith(`${group}-`)),
+      batch.map((m) => m.body).filter((body) => body.startsWith(`${group}-`)),
+      `order of group ${group}`,
+    );
+  }
+  assert.equal(overlapInGroup, false);
+  // Different groups, and messages without one, still go concurrently.
+  assert.ok(peak >= 4, `peak ${peak}`);
+  // The failed message is left in the queue; the next ones of its group are posted.
+  assert.deepEqual(
+    [...queue.deleted].sort(),
+    batch.map((m) => m.id).filter((id) => id !== "A-2").sort(),
+  );
+  assert.match(log.at("ERROR")[0]!, /^Cannot post message A-2: refused/);
+});
+
+Deno.test("createForwarder() keeps posted messages invisible until their batch is deleted", async () => {
+  const [first, second] = messages("g", 2).map((m) => ({ ...m, groupId: "g" }));
+  const queue = createFakeQueue([[first!, second!]], 1);
+  const forwarder = createForwarder({
+    queue,
+    // The first is posted at once, the second outlasts a heartbeat tick (~667 ms).
+    post: async (body) => {
+      if (body === "g1") {
+        await until(() => Promise.resolve(queue.extended.length > 0));
+      }
+      return 200;
+    },
+    log: createMemoryLog(),
+  });
+  const running = forwarder.run();
+  await until(() => Promise.resolve(queue.deleted.length === 2));
+  await forwarder.stop();
+  await running;
+  assert.deepEqual(queue.extended, [["g0", "g1"]]);
+});

@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import {
+  type ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
+import { startFauxqs } from "../../tests/_fauxqs.ts";
+import { createSqsQueue } from "./sqs_queue.ts";
+
+Deno.test("createSqsQueue() tells the message group of each message of a FIFO queue", async () => {
+  const fauxqs = await startFauxqs();
+  try {
+    const url = await fauxqs.createQueue("groups.fifo", { FifoQueue: "true" });
+    const sent = await fauxqs.client.send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: ["x", "y"].map((body, i) => ({
+          Id: String(i),
+          MessageBody: body,
+          MessageGroupId: `group-${body}`,
+          MessageDeduplicationId: body,
+        })),
+      }),
+    );
+    assert.deepEqual(sent.Failed ?? [], []);
+    const queue = createSqsQueue({
+      client: fauxqs.client,
+      queueUrl: url,
+      maxMessages: 10,
+      waitTimeSeconds: 0,
+    });
+    const received = await queue.receive();
+    assert.deepEqual(
+      received.map(({ body, groupId }) => ({ body, groupId })),
+      [{ body: "x", groupId: "group-x" }, { body: "y", groupId: "group-y" }],
+    );
+  } finally {
+    await fauxqs.stop();
+  }
+});
+
+Deno.test("createSqsQueue() leaves the group ids of a standard queue aside", async () => {
+  // On a standard queue a group id only shares the queue fairly among tenants (fair
+  // queues): it is not asked for, and ignored should it come anyway. fauxqs drops the
+  // group ids of a standard queue, so a stand-in client answers as SQS would.
+  const asked: ReceiveMessageCommand["input"][] = [];
+  const client = {
+    send(command: ReceiveMessageCommand) {
+      asked.push(command.input);
+      return Promise.resolve({
+        Messages: [{
+          MessageId: "m1",
+          Body: "x",
+          ReceiptHandle: "r1",
+          Attributes: { MessageGroupId: "tenant-1" },
+        }],
+      });
+    },
+  } as unknown as SQSClient;
+  const queueOn = (queueUrl: string) =>
+    createSqsQueue({ client, queueUrl, maxMessages: 10, waitTimeSeconds: 0 });
+  const base = "https://sqs.eu-west-1.amazonaws.com/123456789012";
+
+  const [standard] = await queueOn(`${base}/events`).receive();
+  assert.deepEqual(standard, { id: "m1", body: "x", receiptHandle: "r1" });
+  assert.equal(asked[0]!.MessageSystemAttributeNames, undefined);
+
+  const [fifo] = await queueOn(`${base}/events.fifo`).receive();
+  assert.equal(fifo?.groupId, "tenant-1");
+  assert.deepEqual(asked[1]!.MessageSystemAttributeNames, ["MessageGroupId"]);
+});

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { reachableHost } from "./lib/http.ts";
+import { reachableHost } from "./lib/serve.ts";
 import type { Env } from "./lib/settings.ts";
 
 /** Roles of the demo set, in start order. */

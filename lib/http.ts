@@ -1,13 +1,13 @@
 /**
- * HTTP serving for the roles: a Hono app with the product's conventions, served on
- * `Deno.serve` with a graceful, bounded shutdown.
+ * The HTTP app of a role: a Hono app with the product's conventions (health check,
+ * JSON errors, 405 with `Allow`, HEAD lengths) and bounded request bodies. `serve.ts`
+ * serves it.
  *
  * @module
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { errorText, type Log } from "./log.ts";
-import { host, port } from "./setting_kinds.ts";
 
 /** Options of {@linkcode createHttpApp}. */
 export interface HttpAppOptions {
@@ -33,6 +33,7 @@ export interface HttpAppOptions {
  */
 export function createHttpApp(options: HttpAppOptions): Hono {
   const app = new Hono();
+  app.use(headLength);
   if (options.healthz ?? true) {
     app.get("/healthz", (c) => c.json({ status: "ok" }));
   }
@@ -61,43 +62,26 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     );
     return c.json({ message: "Internal server error" }, 500);
   });
-  keepHeadLength(app);
   return app;
 }
 
 /**
- * Hono answers HEAD through the GET route without its body, and Deno then sends
- * `Content-Length: 0`. A successful HEAD answer gets the length of the GET answer
- * instead, as RFC 9110 (section 9.3.2) asks. A role that refuses HEAD (data-api's
- * and the notifier's 405) is never asked the GET: the notifier's GET sends a push.
+ * Hono answers HEAD by running the GET route (which sees HEAD) and dropping its body,
+ * and Deno then sends `Content-Length: 0`. This measures the body the route gave, so
+ * the HEAD answer carries the length the GET answer would, as RFC 9110 (section
+ * 9.3.2) asks. The route runs once.
  */
-function keepHeadLength(app: Hono): void {
-  const dispatch = app.fetch;
-  app.fetch = async (request, ...rest) => {
-    const response = await dispatch(request, ...rest);
-    if (
-      request.method !== "HEAD" || !response.ok ||
-      response.headers.has("content-length")
-    ) {
-      return response;
-    }
-    const get = await dispatch(
-      new Request(request, { method: "GET" }),
-      ...rest,
-    );
-    if (get.status !== response.status || get.body === null) {
-      await get.body?.cancel();
-      return response;
-    }
-    const headers = new Headers(response.headers);
-    headers.set("content-length", String((await get.arrayBuffer()).byteLength));
-    return new Response(null, {
-      status: response.status,
-      statusText: response.statusText,
-      headers,
-    });
-  };
-}
+const headLength: MiddlewareHandler = async (c, next) => {
+  await next();
+  if (
+    c.req.method !== "HEAD" || c.res.body === null ||
+    c.res.headers.has("content-length")
+  ) {
+    return;
+  }
+  const length = (await c.res.arrayBuffer()).byteLength;
+  c.res.headers.set("content-length", String(length));
+};
 
 /** The methods routed on exactly `path` (GET implies HEAD); middleware aside. */
 function allowedMethods(app: Hono, path: string): string[] {
@@ -219,211 +203,4 @@ async function readAtMost(
     offset += chunk.length;
   }
   return bytes;
-}
-
-/** Settings `<PREFIX>_HOST` and `<PREFIX>_PORT` of an HTTP role. */
-export function listenSettings<P extends string>(
-  prefix: P,
-  defaultPort: number,
-) {
-  return {
-    [`${prefix}_HOST`]: host({
-      description: "Address to listen on",
-      default: "0.0.0.0",
-    }),
-    [`${prefix}_PORT`]: port({
-      description: "Port to listen on",
-      default: defaultPort,
-    }),
-  } as
-    & { [K in `${P}_HOST`]: ReturnType<typeof host> }
-    & { [K in `${P}_PORT`]: ReturnType<typeof port> };
-}
-
-/**
- * Where a server whose settings came from {@linkcode listenSettings} listens, with
- * the names of those settings for the messages of {@linkcode serveApp}.
- *
- * @example
- * ```ts
- * serveApp(app, { ...listenAt("MESSAGES", settings), log, name: "messages" });
- * ```
- */
-export function listenAt<P extends string>(
-  prefix: P,
-  settings: Readonly<Record<`${P}_HOST`, string> & Record<`${P}_PORT`, number>>,
-): Pick<ServeOptions, "hostname" | "port" | "hostSetting" | "portSetting"> {
-  const hostSetting = `${prefix}_HOST` as const;
-  const portSetting = `${prefix}_PORT` as const;
-  const hosts: Readonly<Record<`${P}_HOST`, string>> = settings;
-  const ports: Readonly<Record<`${P}_PORT`, number>> = settings;
-  return {
-    hostname: hosts[hostSetting],
-    port: ports[portSetting],
-    hostSetting,
-    portSetting,
-  };
-}
-
-/**
- * The host of a URL that reaches a server listening on `hostname` from this machine:
- * `127.0.0.1` for the wildcard addresses, an IPv6 address in brackets.
- *
- * @example
- * ```ts
- * reachableHost("0.0.0.0"); // "127.0.0.1"
- * reachableHost("::1"); // "[::1]"
- * ```
- */
-export function reachableHost(hostname: string): string {
-  if (hostname === "0.0.0.0" || hostname === "::") return "127.0.0.1";
-  return hostname.includes(":") ? `[${hostname}]` : hostname;
-}
-
-/** Options of {@linkcode serveApp}. */
-export interface ServeOptions {
-  /** Address to bind. */
-  hostname: string;
-  /** Port to bind; 0 picks a free one. */
-  port: number;
-  /** Gets the "listening" line. */
-  log: Log;
-  /** Name used in log lines. */
-  name: string;
-  /** The setting that chose the port, named when the port is taken (`DATA_API_PORT`). */
-  portSetting?: string;
-  /** The setting that chose the host, named when it cannot be bound (`DATA_API_HOST`). */
-  hostSetting?: string;
-  /** Headers of every answer of the app, added to the 503 given while stopping. */
-  headers?: Record<string, string>;
-  /** Longest wait for in-flight requests at shutdown. @default 10000 */
-  shutdownTimeoutMs?: number;
-}
-
-/** A running HTTP server. */
-export interface RunningServer {
-  /** The bound port (useful when 0 was asked). */
-  readonly port: number;
-  /** A URL to reach the server locally. */
-  readonly url: string;
-  /** Stops accepting, waits for in-flight requests (bounded), then resolves. */
-  stop(): Promise<void>;
-}
-
-/**
- * Serves a fetch handler on `Deno.serve` and logs where it listens.
- *
- * @example
- * ```ts
- * const server = serveApp(app, { hostname: "0.0.0.0", port: 8001, log, name: "messages" });
- * await server.stop();
- * ```
- */
-export function serveApp(
-  app: {
-    fetch: (
-      request: Request,
-      info: Deno.ServeHandlerInfo,
-    ) => Response | Promise<Response>;
-  },
-  options: ServeOptions,
-): RunningServer {
-  // Requests whose handler has not answered yet. `server.shutdown()` cuts off a
-  // request body still arriving, so a stop first waits for these to answer.
-  let inFlight = 0;
-  let draining = false;
-  let drained: (() => void) | undefined;
-  const answered = () => {
-    if (--inFlight === 0) drained?.();
-  };
-  const handler = (request: Request, info: Deno.ServeHandlerInfo) => {
-    if (draining) return stopping(options);
-    // Deno builds the URL from the Host header and the path: a Host carrying a path
-    // would move the request to another route.
-    if (HOST_WITH_PATH.test(request.headers.get("host") ?? "")) {
-      return Response.json({ message: "Invalid Host header" }, {
-        status: 400,
-        headers: options.headers,
-      });
-    }
-    inFlight++;
-    let result: Response | Promise<Response>;
-    try {
-      result = app.fetch(request, info);
-    } catch (error) {
-      answered();
-      throw error;
-    }
-    if (result instanceof Promise) return result.finally(answered);
-    answered();
-    return result;
-  };
-  let server: Deno.HttpServer;
-  try {
-    server = Deno.serve({
-      hostname: options.hostname,
-      port: options.port,
-      onListen: () => {},
-    }, handler);
-  } catch (error) {
-    throw new Error(listenProblem(options, error), { cause: error });
-  }
-  const addr = server.addr as Deno.NetAddr;
-  const host = addr.hostname.includes(":")
-    ? `[${addr.hostname}]`
-    : addr.hostname;
-  options.log.info(`${options.name} listening on http://${host}:${addr.port}`);
-  return {
-    port: addr.port,
-    url: `http://${reachableHost(addr.hostname)}:${addr.port}`,
-    async stop() {
-      const timeout = options.shutdownTimeoutMs ?? 10_000;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const expired = new Promise<"timeout">((resolve) => {
-        timer = setTimeout(() => resolve("timeout"), timeout);
-      });
-      draining = true;
-      const answering = inFlight === 0
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => drained = resolve);
-      const outcome = await Promise.race([
-        answering.then(() => server.shutdown()).then(() => "done" as const),
-        expired,
-      ]);
-      clearTimeout(timer);
-      if (outcome === "timeout") {
-        options.log.warn(
-          `${options.name}: requests still running after ${timeout} ms; stopping`,
-        );
-      }
-    },
-  };
-}
-
-/** Characters a Host header never holds but a URL's path, query or user part do. */
-const HOST_WITH_PATH = /[/?#@\\]/;
-
-/** The answer to a request that comes while the server is stopping. */
-function stopping(options: ServeOptions): Response {
-  return Response.json({
-    message: `${options.name} is stopping: try again later`,
-  }, {
-    status: 503,
-    headers: { ...options.headers, connection: "close", "retry-after": "5" },
-  });
-}
-
-/** Why a server could not listen, and what to do about it. */
-function listenProblem(options: ServeOptions, error: unknown): string {
-  const where = options.hostname.includes(":")
-    ? `[${options.hostname}]:${options.port}`
-    : `${options.hostname}:${options.port}`;
-  const fix = error instanceof Deno.errors.AddrInUse
-    ? `: stop what uses it${
-      options.portSetting ? ` or set ${options.portSetting} to a free port` : ""
-    }`
-    : options.hostSetting
-    ? `: check ${options.hostSetting} (an address of this machine, or 0.0.0.0)`
-    : "";
-  return `cannot listen on ${where}: ${errorText(error)}${fix}`;
 }

@@ -3,7 +3,7 @@
  * before sending): none may reach anything outside the registered base URL.
  */
 import assert from "node:assert/strict";
-import { serveApp } from "../lib/http.ts";
+import { serveApp } from "../lib/serve.ts";
 import { createMemoryLog } from "../lib/log.ts";
 import { createProxyApp } from "../services/proxy/app.ts";
 import { parseRoutes } from "../services/proxy/routes.ts";

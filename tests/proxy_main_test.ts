@@ -38,7 +38,7 @@ Deno.test("proxy role relays, refuses and stops on SIGTERM with exit 0", async (
   const proxy = startMain(["proxy"], {
     env: {
       PROXY_ROUTES:
-        `api=${echo.url}/base,slow=${slow.url},closed=http://127.0.0.1:${freePort()}`,
+        `api=${echo.url}/base,slow=${slow.url},closed=http://127.0.0.1:1`,
       PROXY_HOST: "127.0.0.1",
       PROXY_PORT: String(port),
       PROXY_ALLOW_ORIGIN: "https://page.example",

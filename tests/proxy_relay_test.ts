@@ -2,13 +2,12 @@
  * The proxy app on a real `Deno.serve`, relaying to real upstreams on 127.0.0.1.
  */
 import assert from "node:assert/strict";
-import { serveApp } from "../lib/http.ts";
+import { serveApp } from "../lib/serve.ts";
 import { createMemoryLog } from "../lib/log.ts";
 import { createProxyApp } from "../services/proxy/app.ts";
 import { createHttp1Client } from "../lib/http1/client.ts";
 import { parseRoutes } from "../services/proxy/routes.ts";
 import { type Echo, startEchoUpstream } from "../services/proxy/_testing.ts";
-import { freePort } from "./_helpers.ts";
 
 const MiB = 1024 * 1024;
 
@@ -78,6 +77,16 @@ function startBehaviourUpstream() {
             if (sent) return controller.error(new Error("upstream broke"));
             sent = true;
             controller.enqueue(new TextEncoder().encode("first;"));
+          },
+        });
+        return new Response(body);
+      }
+      if (path === "/b/head-only") {
+        // The head, then nothing until the test ends.
+        const body = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            await hang.promise;
+            controller.close();
           },
         });
         return new Response(body);
@@ -161,7 +170,8 @@ async function withProxy(
   const app = createProxyApp({
     fetch: transport === "fetch" ? fetch : client.fetch,
     routes: parseRoutes(
-      `echo=${echo.url}/base/,b=${behaviour.url}/b,closed=http://127.0.0.1:${freePort()}/x`,
+      // Port 1 (tcpmux) is closed: a port free a moment ago could become the proxy's.
+      `echo=${echo.url}/base/,b=${behaviour.url}/b,closed=http://127.0.0.1:1/x`,
     ),
     log,
     timeoutMs: 1000,
@@ -474,3 +484,67 @@ for (const transport of ["pooled client", "fetch"] as const) {
     });
   });
 }
+
+for (const transport of ["pooled client", "fetch"] as const) {
+  Deno.test(`[${transport}] proxy cuts short a remote that sends its head and then nothing`, async () => {
+    await withProxy(transport, async ({ proxy, log }) => {
+      const response = await fetch(`${proxy}/b/head-only`);
+      assert.equal(response.status, 200);
+      await assert.rejects(
+        within(response.text(), 10_000, "the silent answer"),
+        (error: Error) => !/not within/.test(error.message),
+      );
+      assert.match(
+        log.at("WARNING").at(-1) ?? "",
+        /^Remote of route "b" sent nothing for 1000 ms in the middle of its answer: cut short$/,
+      );
+    });
+  });
+}
+
+Deno.test("proxy ends the call of a caller that stalls past its limit: 408 mid-upload", async () => {
+  const echo = startEchoUpstream();
+  const log = createMemoryLog();
+  const client = createHttp1Client();
+  const app = createProxyApp({
+    fetch: client.fetch,
+    routes: parseRoutes(`echo=${echo.url}/base`),
+    log,
+    timeoutMs: 1000,
+    callerTimeoutMs: 300,
+  });
+  const server = serveApp(app, {
+    hostname: "127.0.0.1",
+    port: 0,
+    log,
+    name: "proxy",
+  });
+  const conn = await Deno.connect({
+    hostname: "127.0.0.1",
+    port: server.port,
+  });
+  try {
+    await conn.write(
+      new TextEncoder().encode(
+        "POST /echo/upload HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n0123456789",
+      ),
+    );
+    const buffer = new Uint8Array(4096);
+    const read = await within(conn.read(buffer), 5000, "the 408");
+    const answer = new TextDecoder().decode(buffer.subarray(0, read ?? 0));
+    assert.match(answer, /^HTTP\/1\.1 408 /);
+    assert.match(answer, /The caller sent or read nothing for 300 ms/);
+    assert.ok(
+      log.at("DEBUG").includes(
+        'Caller of route "echo" stalled for 300 ms: call ended',
+      ),
+      log.at("DEBUG").join("\n"),
+    );
+    assert.deepEqual(log.at("WARNING"), []);
+  } finally {
+    conn.close();
+    await server.stop();
+    client.close();
+    await echo.stop();
+  }
+});

@@ -71,9 +71,11 @@ export class Gzaas {
   constructor(options: GzaasOptions = {}) {
     this.#baseUrl = checkBaseUrl(options.baseUrl ?? GZAAS_DEFAULT_BASE_URL);
     // Called as a plain function: a browser's `window.fetch` refuses another `this`.
-    const send = options.fetch ?? fetch;
+    // Without one, the global `fetch` is looked up at each call.
+    const injected = options.fetch;
     this.#transport = {
-      fetch: (input, init) => send(input, init),
+      fetch: (input, init) =>
+        injected ? injected(input, init) : fetch(input, init),
       timeoutMs: checkTimeout(options.timeoutMs ?? GZAAS_DEFAULT_TIMEOUT_MS),
     };
   }

@@ -402,6 +402,17 @@ Deno.test("Gzaas calls the injected fetch without a `this`, as window.fetch requ
   assert.deepEqual(await gzaas.listPatterns(), []);
 });
 
+Deno.test("Gzaas without an injected fetch looks up the global fetch at each call", async () => {
+  const gzaas = new Gzaas();
+  const original = globalThis.fetch;
+  globalThis.fetch = () => Promise.resolve(json([]));
+  try {
+    assert.deepEqual(await gzaas.listStyles(), []);
+  } finally {
+    globalThis.fetch = original;
+  }
+});
+
 Deno.test("Gzaas setters and arguments throw a TypeError when the value is invalid", async () => {
   const gzaas = new Gzaas();
   assert.equal(

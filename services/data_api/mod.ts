@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { listenAt, listenSettings, serveApp } from "../../lib/http.ts";
+import { listenAt, listenSettings, serveApp } from "../../lib/serve.ts";
 import { defineRole, type RoleDescriptor } from "../../lib/role.ts";
 import { headerSecret } from "../../lib/setting_kinds.ts";
 import { createDataApiApp } from "./app.ts";

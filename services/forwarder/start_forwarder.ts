@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type RunningServer, serveApp } from "../../lib/http.ts";
+import { type RunningServer, serveApp } from "../../lib/serve.ts";
 import { createHttp1Client } from "../../lib/http1/client.ts";
 import { errorText, type Log } from "../../lib/log.ts";
 import type { RunningRole } from "../../lib/role.ts";

@@ -3,7 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { createHttpApp } from "../../lib/http.ts";
 import { createMemoryLog } from "../../lib/log.ts";
 import { createMessagesApp, MAX_BODY_BYTES, MESSAGES_PATH } from "./app.ts";
-import type { MessageStore } from "./message_store.ts";
+import { type MessageStore, MessageStoreBusyError } from "./message_store.ts";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";
 
 const BASE = `http://localhost${MESSAGES_PATH}`;
@@ -500,4 +500,34 @@ Deno.test("createMessagesApp() keeps an unknown id short in its 404 message", as
   );
   assert.ok(message.length < 120, message);
   assert.match(message, /^No message record with id "1{80}\.\.\."$/);
+});
+
+Deno.test("createMessagesApp() answers a read that finds the database busy once, with one WARNING", async () => {
+  const store = openSqliteMessageStore(":memory:");
+  store.create({ author: "Ada", message: "Hello" });
+  let gets = 0;
+  const busy: MessageStore = {
+    list: () => store.list(),
+    get() {
+      gets++;
+      throw new MessageStoreBusyError();
+    },
+    create: (fields) => store.create(fields),
+    update: (id, fields) => store.update(id, fields),
+    delete: (id) => store.delete(id),
+    revision: () => store.revision(),
+    close: () => store.close(),
+  };
+  const log = createMemoryLog();
+  const app = createMessagesApp({ store: busy, log });
+  try {
+    const response = await app.request(`http://localhost${MESSAGES_PATH}/1`);
+    assert.equal(response.status, 503);
+    assert.equal(response.headers.get("retry-after"), "1");
+    await response.body?.cancel();
+    assert.equal(gets, 1);
+    assert.equal(log.at("WARNING").length, 1);
+  } finally {
+    store.close();
+  }
 });

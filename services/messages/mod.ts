@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { listenAt, listenSettings, serveApp } from "../../lib/http.ts";
+import { listenAt, listenSettings, serveApp } from "../../lib/serve.ts";
 import { defineRole } from "../../lib/role.ts";
 import { optional } from "../../lib/settings.ts";
 import { headerSecret, text } from "../../lib/setting_kinds.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { listenAt, listenSettings, serveApp } from "../../lib/http.ts";
+import { listenAt, listenSettings, serveApp } from "../../lib/serve.ts";
 import { defineRole, type RoleDescriptor } from "../../lib/role.ts";
 import { optional, type SettingsOf } from "../../lib/settings.ts";
 import { durationMs, headerSecret, url } from "../../lib/setting_kinds.ts";

@@ -10,10 +10,11 @@
 
 /** One call's deadline. */
 export interface Deadline {
-  /** Counts the time-out again from now (unless {@linkcode done}), also after a pause. */
-  restart(): void;
-  /** Stops counting until the next {@linkcode restart}: the other side's turn. */
-  pause(): void;
+  /**
+   * Counts the time-out again from now (unless {@linkcode done}); `ms` instead of the
+   * set's time-out for this once.
+   */
+  restart(ms?: number): void;
   /** The call finished: the deadline no longer fires. */
   done(): void;
 }
@@ -32,7 +33,7 @@ interface Entry {
 /**
  * Returns deadlines of `timeoutMs`. They fire between `timeoutMs` and `timeoutMs`
  * plus one tick (a tenth of `timeoutMs`, 1 to 250 ms) after their last (re)start,
- * unless paused or done since. A deadline that fired is done. The
+ * unless done since. A deadline that fired is done. The
  * timer runs only while a deadline is pending, so an idle proxy holds no timer.
  *
  * @example
@@ -71,19 +72,16 @@ export function createDeadlines(timeoutMs: number): Deadlines {
           expire();
         },
       };
-      const count = () => {
-        entry.due = Date.now() + timeoutMs;
+      const count = (ms = timeoutMs) => {
+        entry.due = Date.now() + ms;
         pending.add(entry);
         timer ??= setInterval(check, tick);
       };
       count();
       return {
-        restart() {
-          if (!finished) count();
+        restart(ms) {
+          if (!finished) count(ms);
         },
-        // The timer stays for the next check: a body paused and restarted part by
-        // part would otherwise clear and set it for every part.
-        pause: () => pending.delete(entry),
         done() {
           finished = true;
           pending.delete(entry);

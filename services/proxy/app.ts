@@ -47,6 +47,8 @@ export interface ProxyAppOptions {
   allowOrigin?: string;
   /** Longest wait for a remote's headers, in ms (then 504). @default 30000 */
   timeoutMs?: number;
+  /** Longest wait on a stalled caller, in ms (then 408). @default 10 × timeoutMs */
+  callerTimeoutMs?: number;
   /**
    * This proxy's name in the `Via` header of its remote calls; a request whose `Via`
    * already names it came round a loop. @default "homewire-proxy-" and 8 random hex digits
@@ -82,6 +84,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     log,
     allowOrigin,
     timeoutMs: options.timeoutMs ?? 30_000,
+    callerTimeoutMs: options.callerTimeoutMs,
     via: `1.1 ${pseudonym}`,
   });
   const healthz = !routes.some((route) => route.name === "healthz");

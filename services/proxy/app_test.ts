@@ -160,7 +160,7 @@ Deno.test("createProxyApp() maps remote failures to 502 and 504", async (t) => {
           `error sending request for url (${request.url}): connection refused`,
         );
       });
-      const response = await app.request("/api/x?appid=s3cret&q=1");
+      const response = await app.request("/api/x?q=(a)&appid=s3cret");
       assert.equal(response.status, 502);
       assert.equal(
         log.at("WARNING")[0],

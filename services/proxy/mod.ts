@@ -9,7 +9,7 @@ import {
   listenSettings,
   type RunningServer,
   serveApp,
-} from "../../lib/http.ts";
+} from "../../lib/serve.ts";
 import { defineRole } from "../../lib/role.ts";
 import { durationMs } from "../../lib/setting_kinds.ts";
 import { allowOrigin } from "./allow_origin.ts";

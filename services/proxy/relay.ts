@@ -34,6 +34,13 @@ export interface RelayOptions {
    * slowly does not count against the remote.
    */
   timeoutMs: number;
+  /**
+   * Longest wait on the caller, in ms: for the next part of its upload, or for it to
+   * ask for the next part of the answer. Past it the call ends (an upload with 408),
+   * so a stalled caller does not hold a connection to the remote for ever.
+   * @default 10 × timeoutMs
+   */
+  callerTimeoutMs?: number;
 }
 
 /** Relays `request` to `target`, a URL already resolved within `route`. */
@@ -69,14 +76,26 @@ export function createRelay(options: RelayOptions): Relay {
       headers: { "access-control-allow-origin": allowOrigin },
     });
 
+  const callerTimeoutMs = options.callerTimeoutMs ?? 10 * timeoutMs;
   const timedOut = new Error(`No answer within ${timeoutMs} ms`);
   const callerGone = new Error("The caller went away during the upload");
+  const callerStalled = new Error(
+    `The caller sent or read nothing for ${callerTimeoutMs} ms`,
+  );
   const deadlines = createDeadlines(timeoutMs);
 
   return async function relay(request, route, target) {
     const controller = new AbortController();
     let phase: "head" | "body" | "done" = "head";
+    // Whose turn it is: the remote's time-out or the caller's runs.
+    let turn: "remote" | "caller" = "remote";
     const deadline = deadlines.start(() => {
+      if (turn === "caller") {
+        log.debug(
+          `Caller of route "${route.name}" stalled for ${callerTimeoutMs} ms: call ended`,
+        );
+        return controller.abort(callerStalled);
+      }
       if (phase === "body") {
         log.warn(
           `Remote of route "${route.name}" sent nothing for ${timeoutMs} ms in the middle of its answer: cut short`,
@@ -84,13 +103,23 @@ export function createRelay(options: RelayOptions): Relay {
       }
       controller.abort(timedOut);
     });
+    const remoteTurn = () => {
+      turn = "remote";
+      deadline.restart();
+    };
+    const callerTurn = () => {
+      turn = "caller";
+      deadline.restart(callerTimeoutMs);
+    };
     // The time-out counts while a part of the remote's body is awaited, not while
     // the caller has not asked for the next one; the body's end stops it. Deno's
     // server also prints the error of a broken body: this line says whose.
+    let awaiting = false; // a part of the remote's body is asked for, not yet come
     const bodyRead: BodyWatcher = (event, error) => {
       if (phase === "done") return;
-      if (event === "wait") return deadline.restart();
-      if (event === "part") return deadline.pause();
+      awaiting = event === "wait";
+      if (event === "wait") return remoteTurn();
+      if (event === "part") return callerTurn();
       if (
         phase === "body" && error !== undefined && !controller.signal.aborted
       ) {
@@ -109,8 +138,8 @@ export function createRelay(options: RelayOptions): Relay {
       request.body,
       (event, error) => {
         if (phase !== "head") return;
-        if (event === "wait") deadline.pause();
-        else if (error === undefined) deadline.restart();
+        if (event === "wait") callerTurn();
+        else if (error === undefined) remoteTurn();
         else controller.abort(callerGone);
       },
     );
@@ -132,6 +161,9 @@ export function createRelay(options: RelayOptions): Relay {
       remote = await options.fetch(target, init);
     } catch (error) {
       bodyRead("end");
+      if (controller.signal.reason === callerStalled) {
+        return fail(408, callerStalled.message);
+      }
       if (controller.signal.reason === callerGone) {
         log.debug(
           `Caller of route "${route.name}" went away during its upload: remote call ended`,
@@ -148,16 +180,18 @@ export function createRelay(options: RelayOptions): Relay {
         );
       }
       // fetch's errors quote the URL: its query may carry the caller's keys.
-      const reason = errorText(error).replace(
-        /(\/\/[^\s?]*)\?[^\s)]*/g,
-        "$1?…",
-      );
+      const href = String(target);
+      const query = href.indexOf("?");
+      const reason = query < 0 ? errorText(error) : errorText(error)
+        .replaceAll(href, `${href.slice(0, query)}?…`);
       log.warn(`Remote of route "${route.name}" is unreachable: ${reason}`);
       return fail(502, `Remote of route "${route.name}" is unreachable`);
     }
     if (phase === "head") {
       phase = "body";
-      deadline.pause();
+      // The pooled client asks for the first part of the body with the head: a
+      // remote that sends nothing more is still on the clock.
+      if (!awaiting) callerTurn();
     }
     // The pooled client reports the body's reading through `onBodyRead`.
     if (prepared) return remote;

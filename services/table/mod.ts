@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { listenAt, listenSettings, serveApp } from "../../lib/http.ts";
+import { listenAt, listenSettings, serveApp } from "../../lib/serve.ts";
 import type { Log } from "../../lib/log.ts";
 import {
   defineRole,

@@ -75,8 +75,9 @@ function sdkLogger(log: Log): NonNullable<SQSClientConfig["logger"]> {
 }
 
 /**
- * Returns an SQS client with the configured credentials (both keys, or the named
- * profile of the shared AWS config files) whose own logging only reaches `log` from
+ * Returns an SQS client with the configured credentials (both keys, or else the named
+ * profile of the shared AWS config files; a profile set beside both keys is ignored
+ * with a WARNING) whose own logging only reaches `log` from
  * WARNING up. Its calls go through `exchange` (see `sdk_handler.ts`; `fetch` when not given).
  */
 export function createSqsClient(
@@ -86,6 +87,11 @@ export function createSqsClient(
 ): SQSClient {
   const keys = settings.QUEUE_ACCESS_KEY_ID !== undefined &&
     settings.QUEUE_SECRET_ACCESS_KEY !== undefined;
+  if (keys && settings.QUEUE_PROFILE !== undefined) {
+    log.warn(
+      `QUEUE_PROFILE "${settings.QUEUE_PROFILE}" is ignored: QUEUE_ACCESS_KEY_ID and QUEUE_SECRET_ACCESS_KEY are set (unset them to use the profile)`,
+    );
+  }
   const client = new SQSClient({
     region: settings.QUEUE_REGION,
     endpoint: queueEndpoint(settings.QUEUE_URL, settings.QUEUE_ENDPOINT_URL),

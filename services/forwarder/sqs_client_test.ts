@@ -83,3 +83,20 @@ Deno.test("createSqsClient() gives the SDK a logger from WARNING up only", () =>
     client.destroy();
   }
 });
+
+Deno.test("createSqsClient() says a profile beside both keys is ignored", () => {
+  const settings = {
+    QUEUE_REGION: "us-east-1",
+    QUEUE_URL: "http://127.0.0.1:9324/000000000000/q",
+    QUEUE_ACCESS_KEY_ID: "a",
+    QUEUE_SECRET_ACCESS_KEY: "b",
+  };
+  const quiet = createMemoryLog();
+  createSqsClient(settings, quiet).destroy();
+  assert.deepEqual(quiet.entries, []);
+  const log = createMemoryLog();
+  createSqsClient({ ...settings, QUEUE_PROFILE: "prod" }, log).destroy();
+  assert.deepEqual(log.at("WARNING"), [
+    'QUEUE_PROFILE "prod" is ignored: QUEUE_ACCESS_KEY_ID and QUEUE_SECRET_ACCESS_KEY are set (unset them to use the profile)',
+  ]);
+});

@@ -82,7 +82,7 @@ export function createFakeQueue(
     },
     extendVisibility(batch) {
       extended.push(batch.map((message) => message.id));
-      return Promise.resolve();
+      return Promise.resolve([]);
     },
   };
 }

@@ -193,28 +193,54 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       messages,
       visibilitySeconds: await visibilitySeconds(),
     });
-    const posted = new Set<QueueMessage>();
-    // A group's messages one after another (SQS hands out its next ones only once
-    // these are deleted); the other groups and the loose messages meanwhile.
+    const posted: QueueMessage[] = []; // loose messages: one batch delete at the end
+    let unposted = 0;
+    // A group's messages one after another; the other groups and the loose messages
+    // meanwhile.
     await Promise.all(
       groupChains(messages).map(async (chain) => {
+        const done: QueueMessage[] = [];
         for (const message of chain) {
-          const ok = await limiter.run(() => forward(message));
+          // Once the stop has given up on the posts, the rest stays queued unposted.
+          const ok = await limiter.run(() =>
+            aborting.signal.aborted
+              ? Promise.resolve(undefined)
+              : forward(message)
+          );
           inHand.give(1);
-          // A posted message stays hidden until the batch delete; one left in the queue
-          // is let go, to come back after its visibility timeout.
-          if (ok) posted.add(message);
+          // A posted message stays hidden until its delete; one left in the queue is
+          // let go, to come back after its visibility timeout.
+          if (ok) done.push(message);
           else heartbeat.done(message);
+          if (ok === undefined) unposted++;
         }
+        if (chain[0]?.groupId === undefined) {
+          posted.push(...done);
+          return;
+        }
+        // SQS hands out a group's next messages only once these are deleted: a slow
+        // group must not hold back the groups that came in the same batch.
+        for (const message of done) heartbeat.done(message);
+        if (done.length > 0) track(deletes, remove(done));
       }),
     );
     await heartbeat.stop();
-    const done = messages.filter((message) => posted.has(message));
-    if (done.length > 0) track(deletes, remove(done));
+    if (unposted > 0) {
+      log.warn(
+        `${unposted} message${
+          unposted === 1 ? "" : "s"
+        } not posted before the stop: left in the queue`,
+      );
+    }
+    if (posted.length > 0) track(deletes, remove(posted));
   }
 
+  // One backoff for all receivers: the first failure of a round logs and sets the
+  // pause, the receivers failing meanwhile wait it out with it.
+  let failures = 0;
+  let backingOff: Promise<void> | undefined;
+
   async function receiveLoop(): Promise<void> {
-    let failures = 0;
     // A receive reserves room for a whole batch first: nothing waits unposted.
     while (await inHand.take(batchSize, stopping.signal)) {
       let messages: QueueMessage[];
@@ -224,13 +250,18 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       } catch (error) {
         inHand.give(batchSize);
         if (stopping.signal.aborted) break;
-        const delay = backoffDelay(failures++, tuning.backoff);
-        log.error(
-          `Cannot receive from the queue: ${
-            errorText(error)
-          }; retrying in ${delay} ms`,
-        );
-        await sleep(delay, stopping.signal);
+        if (!backingOff) {
+          const delay = backoffDelay(failures++, tuning.backoff);
+          log.error(
+            `Cannot receive from the queue: ${
+              errorText(error)
+            }; retrying in ${delay} ms`,
+          );
+          backingOff = sleep(delay, stopping.signal).finally(() =>
+            backingOff = undefined
+          );
+        }
+        await backingOff;
         continue;
       }
       inHand.give(batchSize - messages.length);

@@ -198,3 +198,93 @@ Deno.test("createForwarder() keeps posted messages invisible until their batch i
   await running;
   assert.deepEqual(queue.extended, [["g0", "g1"]]);
 });
+
+Deno.test("createForwarder() deletes a group's messages when its chain ends, not with the slowest group", async () => {
+  const grouped = (group: string, count: number): QueueMessage[] =>
+    messages(group, count).map((message) => ({ ...message, groupId: group }));
+  const queue = createFakeQueue([[
+    ...grouped("slow", 1),
+    ...grouped("fast", 3),
+  ]]);
+  const slow = Promise.withResolvers<number>();
+  const forwarder = createForwarder({
+    queue,
+    post: (body) => body === "slow0" ? slow.promise : Promise.resolve(200),
+    log: createMemoryLog(),
+  });
+  const running = forwarder.run();
+  // The fast group is deleted while the slow group's post still runs.
+  await until(() => Promise.resolve(queue.deleted.length === 3));
+  assert.deepEqual(queue.deleted, ["fast0", "fast1", "fast2"]);
+  slow.resolve(200);
+  await until(() => Promise.resolve(queue.deleted.length === 4));
+  await forwarder.stop();
+  await running;
+});
+
+Deno.test("createForwarder() posts nothing more once the stop has given up on the posts", async () => {
+  const group = messages("g", 3).map((message) => ({
+    ...message,
+    groupId: "g",
+  }));
+  const queue = createFakeQueue([group]);
+  const log = createMemoryLog();
+  const posted: string[] = [];
+  const forwarder = createForwarder({
+    queue,
+    // Each post hangs until the forwarder aborts it.
+    post: (body, signal) => {
+      posted.push(body);
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      return new Promise((_, reject) =>
+        signal?.addEventListener("abort", () => reject(signal.reason))
+      );
+    },
+    log,
+    settings: { shutdownTimeoutMs: 50 },
+  });
+  const running = forwarder.run();
+  await until(() => Promise.resolve(posted.length === 1));
+  await forwarder.stop();
+  await running;
+  assert.deepEqual(posted, ["g0"]);
+  assert.deepEqual(log.at("INFO"), ["g0"]);
+  assert.equal(log.at("ERROR").length, 1);
+  assert.ok(
+    log.at("WARNING").includes(
+      "2 messages not posted before the stop: left in the queue",
+    ),
+    log.at("WARNING").join("\n"),
+  );
+  assert.deepEqual(queue.deleted, []);
+});
+
+Deno.test("createForwarder() backs off once for all receivers while the queue is down", async () => {
+  const log = createMemoryLog();
+  let receives = 0;
+  const forwarder = createForwarder({
+    queue: {
+      visibilityTimeout: () => Promise.resolve(30),
+      receive: () => {
+        receives++;
+        return Promise.reject(new Error("connection refused"));
+      },
+      deleteBatch: () => Promise.resolve([]),
+      extendVisibility: () => Promise.resolve([]),
+    },
+    post: () => Promise.resolve(200),
+    log,
+    settings: {
+      receivers: 10,
+      backoff: { baseMs: 40, maxMs: 40, random: () => 0.999 },
+    },
+  });
+  const running = forwarder.run();
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  await forwarder.stop();
+  await running;
+  const errors = log.at("ERROR").length;
+  // About four rounds of 40 ms: one line each, all ten receivers retrying together.
+  assert.ok(errors >= 2 && errors <= 5, `${errors} ERROR lines`);
+  assert.ok(receives <= 10 * (errors + 1), `${receives} receives`);
+});

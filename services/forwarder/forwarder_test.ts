@@ -238,7 +238,7 @@ Deno.test("createForwarder() pauses after an empty receive when told to", async 
       return Promise.resolve([]);
     },
     deleteBatch: () => Promise.resolve([]),
-    extendVisibility: () => Promise.resolve(),
+    extendVisibility: () => Promise.resolve([]),
   };
   const forwarder = createForwarder({
     queue: emptyQueue,
@@ -276,7 +276,7 @@ Deno.test("createForwarder() asks for the queue's visibility timeout once, also 
       deleted.push(...messages.map((message) => message.id));
       return Promise.resolve([]);
     },
-    extendVisibility: () => Promise.resolve(),
+    extendVisibility: () => Promise.resolve([]),
   };
   const log = createMemoryLog();
   const forwarder = createForwarder({

@@ -45,10 +45,18 @@ export function startHeartbeat(options: {
       messages.length === 1 ? "" : "s"
     }`;
     extending = queue.extendVisibility(messages, visibilitySeconds).then(
-      () =>
+      (failed) => {
         log.debug(
-          `Extended the visibility of ${count} by ${visibilitySeconds} s`,
-        ),
+          `Extended the visibility of ${count} by ${visibilitySeconds} s${
+            failed.length > 0 ? `, ${failed.length} refused` : ""
+          }`,
+        );
+        for (const { message, reason } of failed) {
+          log.warn(
+            `Cannot extend the visibility of message ${message.id}: ${reason}; it may be delivered again`,
+          );
+        }
+      },
       (error) =>
         log.warn(
           `Cannot extend the visibility of ${count}: ${errorText(error)}`,

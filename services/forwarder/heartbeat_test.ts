@@ -19,7 +19,10 @@ function slowQueue() {
     deleteBatch: () => Promise.resolve([]),
     extendVisibility: (messages) =>
       new Promise((resolve) =>
-        calls.push({ ids: messages.map((m) => m.id), release: resolve })
+        calls.push({
+          ids: messages.map((m) => m.id),
+          release: () => resolve([]),
+        })
       ),
   };
   return { queue, calls };
@@ -78,6 +81,37 @@ Deno.test("startHeartbeat() logs a failed extension as a warning", async () => {
     await heartbeat.stop();
     assert.deepEqual(log.at("WARNING"), [
       "Cannot extend the visibility of 1 message: ReceiptHandleIsInvalid",
+    ]);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("startHeartbeat() logs each entry the queue refused to extend", async () => {
+  const clock = FakeTimers.install({ now: 0 });
+  try {
+    const log = createMemoryLog();
+    const queue: Queue = {
+      ...slowQueue().queue,
+      extendVisibility: (messages) =>
+        Promise.resolve([{
+          message: messages[1]!,
+          reason: "MessageNotInflight: Message is not in flight",
+        }]),
+    };
+    const heartbeat = startHeartbeat({
+      queue,
+      log,
+      messages: [message("a"), message("b")],
+      visibilitySeconds: 3,
+    });
+    await clock.tickAsync(2000);
+    await heartbeat.stop();
+    assert.deepEqual(log.at("WARNING"), [
+      "Cannot extend the visibility of message b: MessageNotInflight: Message is not in flight; it may be delivered again",
+    ]);
+    assert.deepEqual(log.at("DEBUG"), [
+      "Extended the visibility of 2 messages by 3 s, 1 refused",
     ]);
   } finally {
     clock.uninstall();

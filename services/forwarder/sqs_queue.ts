@@ -28,8 +28,8 @@ export interface QueueMessage {
   readonly groupId?: string;
 }
 
-/** A batch-delete entry the queue refused. */
-export interface FailedDelete {
+/** An entry of a batch call (delete, visibility change) the queue refused. */
+export interface FailedEntry {
   readonly message: QueueMessage;
   readonly reason: string;
 }
@@ -41,12 +41,15 @@ export interface Queue {
   /** One receive call (long polling); `[]` when nothing came. */
   receive(signal?: AbortSignal): Promise<QueueMessage[]>;
   /** Deletes up to 10 messages in one call; returns the entries that failed. */
-  deleteBatch(messages: readonly QueueMessage[]): Promise<FailedDelete[]>;
-  /** Makes up to 10 messages invisible for `seconds` more, from now. */
+  deleteBatch(messages: readonly QueueMessage[]): Promise<FailedEntry[]>;
+  /**
+   * Makes up to 10 messages invisible for `seconds` more, from now; returns the
+   * entries that failed.
+   */
   extendVisibility(
     messages: readonly QueueMessage[],
     seconds: number,
-  ): Promise<void>;
+  ): Promise<FailedEntry[]>;
 }
 
 /** Options of {@linkcode createSqsQueue}. */
@@ -153,25 +156,38 @@ export function createSqsQueue(options: SqsQueueOptions): Queue {
             { abortSignal },
           ),
       );
-      return (reply.Failed ?? []).map((failure) => ({
-        message: messages[Number(failure.Id)]!,
-        reason: [failure.Code, failure.Message].filter(Boolean).join(": "),
-      }));
+      return failedEntries(messages, reply.Failed);
     },
 
     async extendVisibility(messages, seconds) {
-      if (messages.length === 0) return;
-      await bounded(callTimeoutMs, undefined, (abortSignal) =>
-        client.send(
-          new ChangeMessageVisibilityBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: entries(messages).map((entry) => ({
-              ...entry,
-              VisibilityTimeout: seconds,
-            })),
-          }),
-          { abortSignal },
-        ));
+      if (messages.length === 0) return [];
+      const reply = await bounded(
+        callTimeoutMs,
+        undefined,
+        (abortSignal) =>
+          client.send(
+            new ChangeMessageVisibilityBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: entries(messages).map((entry) => ({
+                ...entry,
+                VisibilityTimeout: seconds,
+              })),
+            }),
+            { abortSignal },
+          ),
+      );
+      return failedEntries(messages, reply.Failed);
     },
   };
+}
+
+/** The refused entries of a batch reply, by their index ids (see `entries`). */
+function failedEntries(
+  messages: readonly QueueMessage[],
+  failed: readonly { Id?: string; Code?: string; Message?: string }[] = [],
+): FailedEntry[] {
+  return failed.map((failure) => ({
+    message: messages[Number(failure.Id)]!,
+    reason: [failure.Code, failure.Message].filter(Boolean).join(": "),
+  }));
 }

@@ -44,6 +44,8 @@ export interface MainOptions {
   stopRequested: Promise<string>;
   /** Where log lines go. @default standard error */
   writeLog?: (line: string) => void;
+  /** How the user starts the program, for `--help`. @default "deno task start" */
+  program?: string;
 }
 
 /**
@@ -52,7 +54,7 @@ export interface MainOptions {
 export async function main(options: MainOptions): Promise<number> {
   const command = parseCommandLine(options.argv, options.roles);
   if (command.help) {
-    options.print(helpText(options.roles, loggingSettings));
+    options.print(helpText(options.roles, loggingSettings, options.program));
     return 0;
   }
   const problems = [...command.problems];
@@ -173,6 +175,15 @@ export async function main(options: MainOptions): Promise<number> {
 }
 
 /**
+ * How the user started the program: `deno task start` under Deno, or the name of a
+ * compiled binary (`homewire`).
+ */
+export function programName(execPath: string): string {
+  const name = execPath.split(/[\\/]/).at(-1) ?? "";
+  return /^deno(\.exe)?$/.test(name) ? "deno task start" : name;
+}
+
+/**
  * A signal within this time of the first is the same stop request delivered twice
  * (`deno task` passes a SIGTERM on to the process, which also gets its process
  * group's copy), not a user insisting.
@@ -234,6 +245,7 @@ if (import.meta.main) {
     print: (line) => Deno.stdout.writeSync(encoder.encode(line + "\n")),
     printError: (line) => Deno.stderr.writeSync(encoder.encode(line + "\n")),
     stopRequested: signalPromise(),
+    program: programName(Deno.execPath()),
   });
   Deno.exit(code);
 }

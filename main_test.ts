@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { reset } from "@logtape/logtape";
-import { EXIT_USAGE, main, type MainOptions } from "./main.ts";
+import { EXIT_USAGE, main, type MainOptions, programName } from "./main.ts";
 import { defineRole, type RoleDescriptor } from "./lib/role.ts";
 import { port, text } from "./lib/setting_kinds.ts";
 
@@ -170,4 +170,18 @@ Deno.test("main() --help lists roles, usage and settings with defaults", async (
   assert.match(help, /alpha \[WORD\]:/);
   assert.match(help, /ALPHA_PORT\s+Port \(default 1\)/);
   assert.match(help, /LOG_LEVEL\s+.*\(default INFO\)/);
+});
+
+Deno.test("main() --help names the program as the user started it", async () => {
+  const roles = [recordingRole("alpha", [])];
+  const task = run(["--help"], roles);
+  assert.equal(await task.code, 0);
+  assert.match(task.out[0]!, /^Usage: deno task start \[ROLE/);
+  const binary = run(["--help"], roles, {
+    program: programName("/usr/local/bin/homewire"),
+  });
+  assert.equal(await binary.code, 0);
+  assert.match(binary.out[0]!, /^Usage: homewire \[ROLE/);
+  assert.equal(programName("/usr/bin/deno"), "deno task start");
+  assert.equal(programName("C:\\deno\\deno.exe"), "deno task start");
 });

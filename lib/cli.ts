@@ -136,7 +136,7 @@ function takes(request: RoleRequest, roles: readonly RoleShape[]): string {
  * @example
  * ```ts
  * combinationProblems(new Set(["once"]), [{ name: "messages" }], roles);
- * // ['Option "--once" applies to collector only: name that role (...)']
+ * // ['Option "--once" applies to collector only: name that role too (...)']
  * ```
  */
 export function combinationProblems(
@@ -157,7 +157,7 @@ export function combinationProblems(
     if (others.length === 0) return [];
     const rule = `Option "--${flag}" applies to ${owners.join(", ")} only`;
     return others.length === named.length
-      ? [`${rule}: name that role (deno task start ${owners[0]} --${flag})`]
+      ? [`${rule}: name that role too (${owners[0]} --${flag})`]
       : [`${rule}: start ${others.join(", ")} in another process`];
   });
   if (requests.length > 1) {

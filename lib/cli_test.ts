@@ -80,7 +80,7 @@ Deno.test("combinationProblems() keeps --once with its role, alone, and the read
   assert.deepEqual(combinationProblems(once, named("collector"), roles), []);
   assert.deepEqual(combinationProblems(new Set(), named("reader"), roles), []);
   assert.deepEqual(combinationProblems(once, named("messages"), roles), [
-    'Option "--once" applies to collector only: name that role (deno task start collector --once)',
+    'Option "--once" applies to collector only: name that role too (collector --once)',
   ]);
   assert.deepEqual(
     combinationProblems(once, named("collector", "messages"), roles),

@@ -18,7 +18,8 @@ function settingLines(schema: Schema): string[] {
 }
 
 /**
- * Renders the help text for `roles`, plus the settings every role shares.
+ * Renders the help text for `roles`, plus the settings every role shares; its usage
+ * line starts with `program` (`deno task start`, or a compiled binary's name).
  *
  * @example
  * ```ts
@@ -28,10 +29,11 @@ function settingLines(schema: Schema): string[] {
 export function helpText(
   roles: readonly RoleDescriptor[],
   shared: Schema,
+  program = "deno task start",
 ): string {
   const width = Math.max(...roles.map((role) => role.name.length));
   return [
-    "Usage: deno task start [ROLE [ARG...]]... [--env-file PATH] [--once] [--help]",
+    `Usage: ${program} [ROLE [ARG...]]... [--env-file PATH] [--once] [--help]`,
     "",
     "Runs one or more homewire roles in one process. With no role, runs the demo set:",
     "messages, data-api and table, with a generated data-API token.",

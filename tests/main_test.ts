@@ -58,7 +58,7 @@ Deno.test("a misspelt second role, --once without the collector, a bad host: exi
   assert.equal(await child.exited(), 2);
   assert.deepEqual(child.stderr.filter((line) => line.trim() !== ""), [
     'Unknown role "proxxy", or an argument too many: messages takes no arguments (roles: forwarder, messages, proxy, data-api, table, collector, reader, notifier)',
-    'Option "--once" applies to collector only: name that role (deno task start collector --once)',
+    'Option "--once" applies to collector only: name that role too (collector --once)',
     'messages: Invalid MESSAGES_HOST "127.0.0.1:8001": expected an IP address or a host name, without scheme, port or path',
     "Run with --help to see every role and setting.",
   ]);
@@ -296,12 +296,14 @@ Deno.test("a second signal ends the process at once with exit code 1", async () 
 Deno.test("a failure that escapes every handler ends the process with a log line", async () => {
   // Out of file descriptors, Deno's server loop fails outside any handler.
   const port = freePort();
+  const root = new URL("..", import.meta.url).pathname;
   const child = new Deno.Command("bash", {
     args: [
       "-c",
-      `ulimit -n 80; exec "${Deno.execPath()}" run -A main.ts data-api`,
+      `ulimit -n 80; exec "${Deno.execPath()}" run -A --config="${root}deno.json" "${root}main.ts" data-api`,
     ],
-    cwd: new URL("..", import.meta.url).pathname,
+    // Away from the project folder, so a developer's .env there plays no part.
+    cwd: Deno.makeTempDirSync({ prefix: "homewire-test-" }),
     clearEnv: true,
     env: {
       PATH: Deno.env.get("PATH") ?? "",

@@ -111,10 +111,14 @@ export function startCollector(
     uviSource: settings.WEATHER_UVI_SOURCE,
     log,
   });
+  let produced = 0; // points handed to the writer, for the verdict of `--once`
   const collector = createCollector({
     indoor,
     outdoor,
-    write: (lines) => writer.write(lines),
+    write: (lines) => {
+      produced += lines.length;
+      return writer.write(lines);
+    },
     log,
   });
 
@@ -136,10 +140,14 @@ export function startCollector(
 
   if (deps.once) {
     log.info(`collector: one pass, writing to ${target.label}`);
-    // 1 when a point was refused, dropped from the full buffer, or left unwritten.
-    const done = pass().then(() => writer.close(finalFlushMs)).then(() =>
-      writer.dropped + writer.pending > 0 ? 1 : 0
-    );
+    // 1 when the pass collected nothing, or a point was refused, dropped from the
+    // full buffer, or left unwritten.
+    const done = pass().then(() => writer.close(finalFlushMs)).then(() => {
+      if (produced === 0 && !stopping.signal.aborted) {
+        log.error("The pass collected no point: nothing to write");
+      }
+      return produced === 0 || writer.dropped + writer.pending > 0 ? 1 : 0;
+    });
     return {
       done,
       async stop() {

@@ -226,6 +226,29 @@ Deno.test("startCollector() with once ends with 1 when the store refuses the poi
   }
 });
 
+Deno.test("startCollector() with once ends with 1 when the pass collected nothing", async () => {
+  const h = harness();
+  const settings = { ...h.settings, WEATHER_API_KEY: undefined };
+  const role = startCollector(settings, {
+    ...h.deps,
+    once: true,
+    createPressureSource: () => ({
+      read: () => Promise.reject(new Error("No pressure device")),
+    }),
+    readTemperature: () => Promise.reject(new Error("No Bluetooth adapter")),
+  });
+  try {
+    assert.equal(await role.done, 1);
+    assert.deepEqual(h.store.lines(), []);
+    assert.equal(
+      h.log.at("ERROR").at(-1),
+      "The pass collected no point: nothing to write",
+    );
+  } finally {
+    await h.close();
+  }
+});
+
 Deno.test("startCollector() with once ends with 1 when the store stays unreachable", async () => {
   const h = harness();
   await h.store.close();

@@ -217,7 +217,7 @@ Deno.test("proxy role answers 508 for a route that leads back to itself", async 
     assert.equal(response.status, 508);
     assert.deepEqual(await response.json(), {
       message:
-        'Route "self" leads back to this proxy: fix its URL in PROXY_ROUTES',
+        "This request already passed through this proxy (its Via says so): a route in PROXY_ROUTES points back at the proxy",
     });
     assert.equal(
       proxy.stderr.filter((line) => line.includes("[WARNING]")).length,

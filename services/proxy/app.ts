@@ -139,8 +139,9 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
       );
     }
     if (request.headers.get("via")?.includes(pseudonym)) {
+      // The route that sent it is not known here (it may be on another proxy).
       const message =
-        `Route "${resolution.route.name}" leads back to this proxy: fix its URL in PROXY_ROUTES`;
+        "This request already passed through this proxy (its Via says so): a route in PROXY_ROUTES points back at the proxy";
       log.warn(message);
       return Response.json({ message }, { status: 508, headers: cors });
     }

@@ -217,7 +217,7 @@ Deno.test("createProxyApp() adds itself to Via and refuses a request that names 
   assert.equal(looped.headers.get("access-control-allow-origin"), "*");
   assert.deepEqual(await looped.json(), {
     message:
-      'Route "api" leads back to this proxy: fix its URL in PROXY_ROUTES',
+      "This request already passed through this proxy (its Via says so): a route in PROXY_ROUTES points back at the proxy",
   });
   assert.equal(calls.length, 1);
   assert.equal(log.at("WARNING").length, 1);

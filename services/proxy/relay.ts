@@ -91,8 +91,9 @@ export function createRelay(options: RelayOptions): Relay {
     let turn: "remote" | "caller" = "remote";
     const deadline = deadlines.start(() => {
       if (turn === "caller") {
-        log.debug(
-          `Caller of route "${route.name}" stalled for ${callerTimeoutMs} ms: call ended`,
+        // A WARNING: when the answer is cut, Deno prints the stream's error after it.
+        log.warn(
+          `Caller of route "${route.name}" sent or read nothing for ${callerTimeoutMs} ms: call ended`,
         );
         return controller.abort(callerStalled);
       }
@@ -142,6 +143,7 @@ export function createRelay(options: RelayOptions): Relay {
         else if (error === undefined) remoteTurn();
         else controller.abort(callerGone);
       },
+      controller.signal,
     );
     let prepared = false;
     const init: Http1RequestInit = {
@@ -198,7 +200,9 @@ export function createRelay(options: RelayOptions): Relay {
     if (remote.body === null) bodyRead("end");
     // fetch's answers have immutable headers, and their body is watched here.
     const response = new Response(
-      remote.body === null ? null : watched(remote.body, bodyRead),
+      remote.body === null
+        ? null
+        : watched(remote.body, bodyRead, controller.signal),
       {
         status: remote.status,
         statusText: remote.statusText,
@@ -210,13 +214,28 @@ export function createRelay(options: RelayOptions): Relay {
   };
 }
 
-/** `body`, passed on part by part, telling `onRead` how it is read. */
+/**
+ * `body`, passed on part by part, telling `onRead` how it is read. An abort of
+ * `signal` cancels `body` and errors the copy at once, also while nobody reads it
+ * (`fetch` fails only a read under way).
+ */
 function watched(
   body: ReadableStream<Uint8Array>,
   onRead: BodyWatcher,
+  signal: AbortSignal,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
+    start(controller) {
+      signal.addEventListener("abort", () => {
+        reader.cancel(signal.reason).catch(() => {});
+        try {
+          controller.error(signal.reason);
+        } catch {
+          // already closed
+        }
+      }, { once: true });
+    },
     async pull(controller) {
       onRead("wait");
       try {

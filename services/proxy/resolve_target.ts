@@ -28,8 +28,11 @@ export type Resolution =
 /** How many layers of percent-encoding are unwrapped when looking for escapes. */
 const DECODE_LAYERS = 3;
 
-/** Encoded UTF-8 lead bytes that can only start an overlong (invalid) sequence. */
-const OVERLONG_UTF8 = /%c[01]%|%e0%[89]|%f0%8/i;
+/**
+ * Encoded bytes that can only start an overlong or otherwise invalid UTF-8 sequence:
+ * C0 and C1, E0 80-9F, F0 80-8F, and F5 to FF (the old 5- and 6-byte forms).
+ */
+const OVERLONG_UTF8 = /%c[01]%|%e0%[89]|%f0%8|%f[5-9a-f]/i;
 
 /**
  * Resolves the target of a request.
@@ -105,7 +108,9 @@ function escapeProblem(rest: string): string | undefined {
     if (layer.includes("\\")) return "it holds a backslash";
     if (/%00|\0/.test(layer)) return "it holds a NUL byte (%00)";
     // Old servers decode an overlong form as the character: %c0%ae as ".".
-    if (OVERLONG_UTF8.test(layer)) return "it holds an overlong UTF-8 sequence";
+    if (OVERLONG_UTF8.test(layer)) {
+      return "it holds an overlong or invalid UTF-8 sequence";
+    }
     if (layer.includes("@")) return "it holds an @";
     if (layer.includes("//")) return "it holds an empty segment (//)";
     if (layer.split("/").some(isDotSegment)) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs, when missing, everything `deno task test` needs on a Debian machine:
-# Deno (from the npm registry), and Debian's influxdb, victoria-metrics and chromium
+# Deno (from the npm registry), and Debian's influxdb, victoria-metrics, chromium and openssl
 # for the real-server and browser suites. Safe to run again: it skips what is there.
 set -euo pipefail
 
@@ -25,6 +25,7 @@ missing=()
 command -v influxd >/dev/null 2>&1 || missing+=(influxdb)
 command -v victoria-metrics >/dev/null 2>&1 || [ -x /usr/bin/victoria-metrics ] || missing+=(victoria-metrics)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl) # the proxy's https test
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "install_deps: installing Debian packages: ${missing[*]}"
   as_root apt-get update -qq

@@ -140,13 +140,13 @@ export function startCollector(
 
   if (deps.once) {
     log.info(`collector: one pass, writing to ${target.label}`);
-    // 1 when the pass collected nothing, or a point was refused, dropped from the
-    // full buffer, or left unwritten.
+    // 1 when the pass collected nothing (unless stopped), or a point was refused,
+    // dropped from the full buffer, or left unwritten.
     const done = pass().then(() => writer.close(finalFlushMs)).then(() => {
-      if (produced === 0 && !stopping.signal.aborted) {
-        log.error("The pass collected no point: nothing to write");
-      }
-      return produced === 0 || writer.dropped + writer.pending > 0 ? 1 : 0;
+      // A pass a signal cut short collected nothing because it was stopped.
+      const empty = produced === 0 && !stopping.signal.aborted;
+      if (empty) log.error("The pass collected no point: nothing to write");
+      return empty || writer.dropped + writer.pending > 0 ? 1 : 0;
     });
     return {
       done,

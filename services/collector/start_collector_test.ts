@@ -249,6 +249,33 @@ Deno.test("startCollector() with once ends with 1 when the pass collected nothin
   }
 });
 
+Deno.test("startCollector() with once stopped before it collected anything ends with 0", async () => {
+  const h = harness();
+  const settings = { ...h.settings, WEATHER_API_KEY: undefined };
+  const role = startCollector(settings, {
+    ...h.deps,
+    once: true,
+    createPressureSource: () => ({
+      read: () => Promise.reject(new Error("No pressure device")),
+    }),
+    readTemperature: () =>
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error("No reading")), 100)
+      ),
+  });
+  try {
+    await role.stop();
+    assert.equal(await role.done, 0);
+    assert.ok(
+      !h.log.at("ERROR").includes(
+        "The pass collected no point: nothing to write",
+      ),
+    );
+  } finally {
+    await h.close();
+  }
+});
+
 Deno.test("startCollector() with once ends with 1 when the store stays unreachable", async () => {
   const h = harness();
   await h.store.close();

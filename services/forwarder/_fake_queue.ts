@@ -17,6 +17,8 @@ export interface FakeQueue extends Queue {
   readonly peakReceiving: number;
   /** Ids of the messages deleted, in delete order. */
   readonly deleted: string[];
+  /** Ids of the messages of each batch delete, in call order. */
+  readonly deleteCalls: string[][];
   /** Ids of the messages of each visibility extension, in call order. */
   readonly extended: string[][];
 }
@@ -43,6 +45,7 @@ export function createFakeQueue(
   let receiving = 0;
   let peakReceiving = 0;
   const deleted: string[] = [];
+  const deleteCalls: string[][] = [];
   const extended: string[][] = [];
   return {
     get receives() {
@@ -55,6 +58,7 @@ export function createFakeQueue(
       return peakReceiving;
     },
     deleted,
+    deleteCalls,
     extended,
     visibilityTimeout: () => Promise.resolve(visibilitySeconds),
     async receive(signal) {
@@ -78,6 +82,7 @@ export function createFakeQueue(
     },
     deleteBatch(batch) {
       deleted.push(...batch.map((message) => message.id));
+      deleteCalls.push(batch.map((message) => message.id));
       return Promise.resolve([]);
     },
     extendVisibility(batch) {

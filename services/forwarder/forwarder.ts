@@ -1,12 +1,13 @@
 /**
  * The forwarder loop: receive a batch, post every body concurrently (the messages of
  * one FIFO message group one after another), delete the posted messages with one batch
- * delete, again, until stopped.
+ * delete (a FIFO group's as soon as its chain ends), again, until stopped.
  *
  * @module
  */
 import { backoffDelay, type BackoffOptions, sleep } from "../../lib/backoff.ts";
 import { errorText, type Log } from "../../lib/log.ts";
+import { createDeleteGatherer } from "./delete_gatherer.ts";
 import { groupChains } from "./group_chains.ts";
 import { startHeartbeat } from "./heartbeat.ts";
 import { createLimiter } from "./limiter.ts";
@@ -14,6 +15,7 @@ import { createMetrics, type ForwarderMetrics } from "./metrics.ts";
 import { createSlots } from "./slots.ts";
 import type { Post } from "./poster.ts";
 import type { Queue, QueueMessage } from "./sqs_queue.ts";
+import { createVisibilityLookup } from "./visibility.ts";
 
 /** Tuning of {@linkcode createForwarder}. */
 export interface ForwarderTuning {
@@ -63,10 +65,11 @@ export interface Forwarder {
   stop(): Promise<void>;
 }
 
-/** Visibility timeout assumed when the queue cannot tell its own (the SQS default). */
-const FALLBACK_VISIBILITY_SECONDS = 30;
-/** How long the fallback serves before the queue is asked again. */
-const VISIBILITY_RETRY_MS = 60_000;
+/**
+ * How long the deletes of FIFO groups whose posts end close together wait for each
+ * other, to go out in one call.
+ */
+const GROUP_DELETE_WINDOW_MS = 50;
 
 /**
  * Returns a {@linkcode Forwarder}. Per message: the body is logged at INFO and posted;
@@ -99,38 +102,13 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const stopping = new AbortController();
   const aborting = new AbortController();
   const deletes = new Set<Promise<void>>();
-  // The queue's visibility timeout, asked once and shared by every batch; after a
-  // failed ask, the fallback serves for a minute before the queue is asked again.
-  let visibility: Promise<number> | undefined =
-    tuning.visibilityTimeout === undefined
-      ? undefined
-      : Promise.resolve(tuning.visibilityTimeout);
-  let visibilityFailedAt: number | undefined;
-  let visibilityWarned = false;
+  const visibilitySeconds = createVisibilityLookup({
+    queue,
+    log,
+    configured: tuning.visibilityTimeout,
+  });
   let running: Promise<void> | undefined;
-
-  function visibilitySeconds(): Promise<number> {
-    if (
-      visibilityFailedAt !== undefined &&
-      Date.now() - visibilityFailedAt > VISIBILITY_RETRY_MS
-    ) {
-      visibility = undefined;
-      visibilityFailedAt = undefined;
-    }
-    visibility ??= queue.visibilityTimeout().catch((error) => {
-      visibilityFailedAt = Date.now();
-      if (!visibilityWarned) {
-        visibilityWarned = true;
-        log.warn(
-          `Cannot read the queue's visibility timeout: ${
-            errorText(error)
-          }; assuming ${FALLBACK_VISIBILITY_SECONDS} s (set QUEUE_VISIBILITY_TIMEOUT)`,
-        );
-      }
-      return FALLBACK_VISIBILITY_SECONDS;
-    });
-    return visibility;
-  }
+  let unposted = 0; // messages let go unposted once the stop gave up on the posts
 
   /** Posts one message; true when it may be deleted. */
   async function forward(message: QueueMessage): Promise<boolean> {
@@ -194,7 +172,14 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       visibilitySeconds: await visibilitySeconds(),
     });
     const posted: QueueMessage[] = []; // loose messages: one batch delete at the end
-    let unposted = 0;
+    // SQS hands out a group's next messages only once these are deleted: a group's
+    // are deleted when its chain ends, so a slow group does not hold the others back.
+    const groupDeletes = createDeleteGatherer({
+      windowMs: GROUP_DELETE_WINDOW_MS,
+      maxBatch: 10,
+      send: (done) =>
+        track(deletes, heartbeat.release(done).then(() => remove(done))),
+    });
     // A group's messages one after another; the other groups and the loose messages
     // meanwhile.
     await Promise.all(
@@ -214,24 +199,12 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
           else heartbeat.done(message);
           if (ok === undefined) unposted++;
         }
-        if (chain[0]?.groupId === undefined) {
-          posted.push(...done);
-          return;
-        }
-        // SQS hands out a group's next messages only once these are deleted: a slow
-        // group must not hold back the groups that came in the same batch.
-        for (const message of done) heartbeat.done(message);
-        if (done.length > 0) track(deletes, remove(done));
+        if (chain[0]?.groupId === undefined) posted.push(...done);
+        else groupDeletes.add(done);
       }),
     );
+    groupDeletes.flush();
     await heartbeat.stop();
-    if (unposted > 0) {
-      log.warn(
-        `${unposted} message${
-          unposted === 1 ? "" : "s"
-        } not posted before the stop: left in the queue`,
-      );
-    }
     if (posted.length > 0) track(deletes, remove(posted));
   }
 
@@ -298,6 +271,13 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         );
         aborting.abort();
         await running;
+        if (unposted > 0) {
+          log.warn(
+            `${unposted} message${
+              unposted === 1 ? "" : "s"
+            } not posted before the stop: left in the queue`,
+          );
+        }
       }
     },
   };

@@ -10,6 +10,11 @@ import type { Queue, QueueMessage } from "./sqs_queue.ts";
 export interface Heartbeat {
   /** Marks a message as handled: it is no longer extended. */
   done(message: QueueMessage): void;
+  /**
+   * Marks `messages` as handled and resolves once no extension naming them is under
+   * way, so a delete sent then does not cross one (the queue would refuse it).
+   */
+  release(messages: readonly QueueMessage[]): Promise<void>;
   /** Stops extending; resolves once an extension under way has ended. */
   stop(): Promise<void>;
 }
@@ -52,6 +57,9 @@ export function startHeartbeat(options: {
           }`,
         );
         for (const { message, reason } of failed) {
+          // A refusal does not pass (the message was deleted or is no longer in
+          // flight): asking again would only repeat it.
+          pending.delete(message);
           log.warn(
             `Cannot extend the visibility of message ${message.id}: ${reason}; it may be delivered again`,
           );
@@ -65,6 +73,10 @@ export function startHeartbeat(options: {
   }, everyMs);
   return {
     done: (message) => pending.delete(message),
+    async release(messages) {
+      for (const message of messages) pending.delete(message);
+      await extending;
+    },
     async stop() {
       clearInterval(timer);
       await extending;

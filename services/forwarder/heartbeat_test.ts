@@ -94,10 +94,12 @@ Deno.test("startHeartbeat() logs each entry the queue refused to extend", async 
     const queue: Queue = {
       ...slowQueue().queue,
       extendVisibility: (messages) =>
-        Promise.resolve([{
-          message: messages[1]!,
-          reason: "MessageNotInflight: Message is not in flight",
-        }]),
+        Promise.resolve(
+          messages.filter((m) => m.id === "b").map((m) => ({
+            message: m,
+            reason: "MessageNotInflight: Message is not in flight",
+          })),
+        ),
     };
     const heartbeat = startHeartbeat({
       queue,
@@ -106,13 +108,42 @@ Deno.test("startHeartbeat() logs each entry the queue refused to extend", async 
       visibilitySeconds: 3,
     });
     await clock.tickAsync(2000);
+    // Refused once, b is not asked for again.
+    await clock.tickAsync(2000);
     await heartbeat.stop();
     assert.deepEqual(log.at("WARNING"), [
       "Cannot extend the visibility of message b: MessageNotInflight: Message is not in flight; it may be delivered again",
     ]);
     assert.deepEqual(log.at("DEBUG"), [
       "Extended the visibility of 2 messages by 3 s, 1 refused",
+      "Extended the visibility of 1 message by 3 s",
     ]);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("startHeartbeat() release() waits for the extension under way", async () => {
+  const clock = FakeTimers.install({ now: 0 });
+  try {
+    const { queue, calls } = slowQueue();
+    const heartbeat = startHeartbeat({
+      queue,
+      log: createMemoryLog(),
+      messages: [message("a"), message("b")],
+      visibilitySeconds: 3,
+    });
+    await clock.tickAsync(2000);
+    assert.deepEqual(calls.map((call) => call.ids), [["a", "b"]]);
+    let released = false;
+    const releasing = heartbeat.release([message("a")]).then(() =>
+      released = true
+    );
+    await clock.tickAsync(0);
+    assert.equal(released, false, "the extension naming a is still under way");
+    calls[0]!.release();
+    await releasing;
+    await heartbeat.stop();
   } finally {
     clock.uninstall();
   }

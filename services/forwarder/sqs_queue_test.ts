@@ -69,3 +69,26 @@ Deno.test("createSqsQueue() leaves the group ids of a standard queue aside", asy
   assert.equal(fifo?.groupId, "tenant-1");
   assert.deepEqual(asked[1]!.MessageSystemAttributeNames, ["MessageGroupId"]);
 });
+
+Deno.test("createSqsQueue() tells which visibility extensions the queue refused", async () => {
+  const fauxqs = await startFauxqs();
+  try {
+    const url = await fauxqs.createQueue("extend");
+    await fauxqs.send(url, ["kept", "gone"]);
+    const queue = createSqsQueue({
+      client: fauxqs.client,
+      queueUrl: url,
+      maxMessages: 10,
+      waitTimeSeconds: 0,
+    });
+    const received = await queue.receive();
+    assert.equal(received.length, 2);
+    const gone = received.find((message) => message.body === "gone")!;
+    assert.deepEqual(await queue.deleteBatch([gone]), []);
+    const refused = await queue.extendVisibility(received, 30);
+    assert.deepEqual(refused.map(({ message }) => message.body), ["gone"]);
+    assert.match(refused[0]!.reason, /\w/);
+  } finally {
+    await fauxqs.stop();
+  }
+});

@@ -29,8 +29,9 @@ export type Resolution =
 const DECODE_LAYERS = 3;
 
 /**
- * Encoded bytes that can only start an overlong or otherwise invalid UTF-8 sequence:
- * C0 and C1, E0 80-9F, F0 80-8F, and F5 to FF (the old 5- and 6-byte forms).
+ * Encoded bytes that start an overlong UTF-8 form (which old servers decode as the
+ * character, "." included) or a lead byte no valid UTF-8 has: C0 and C1, E0 80-9F,
+ * F0 80-8F, and F5 to FF (the old 5- and 6-byte forms).
  */
 const OVERLONG_UTF8 = /%c[01]%|%e0%[89]|%f0%8|%f[5-9a-f]/i;
 

@@ -142,10 +142,11 @@ export function startCollector(
     log.info(`collector: one pass, writing to ${target.label}`);
     // 1 when the pass collected nothing (unless stopped), or a point was refused,
     // dropped from the full buffer, or left unwritten.
-    const done = pass().then(() => writer.close(finalFlushMs)).then(() => {
+    const done = pass().then(async () => {
       // A pass a signal cut short collected nothing because it was stopped.
       const empty = produced === 0 && !stopping.signal.aborted;
       if (empty) log.error("The pass collected no point: nothing to write");
+      await writer.close(finalFlushMs);
       return empty || writer.dropped + writer.pending > 0 ? 1 : 0;
     });
     return {

@@ -70,6 +70,8 @@ export interface Forwarder {
  * other, to go out in one call.
  */
 const GROUP_DELETE_WINDOW_MS = 50;
+/** Most entries of one SQS batch call. */
+const SQS_BATCH_MAX = 10;
 
 /**
  * Returns a {@linkcode Forwarder}. Per message: the body is logged at INFO and posted;
@@ -127,6 +129,13 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       metrics.count("posted");
       return true;
     } catch (error) {
+      if (aborting.signal.aborted) {
+        // Cut off by the stop's limit, not by the endpoint.
+        log.warn(
+          `Post of message ${message.id} abandoned at the stop; left in the queue`,
+        );
+        return false;
+      }
       metrics.count("failed");
       log.error(
         `Cannot post message ${message.id}: ${
@@ -176,7 +185,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     // are deleted when its chain ends, so a slow group does not hold the others back.
     const groupDeletes = createDeleteGatherer({
       windowMs: GROUP_DELETE_WINDOW_MS,
-      maxBatch: 10,
+      maxBatch: SQS_BATCH_MAX,
       send: (done) =>
         track(deletes, heartbeat.release(done).then(() => remove(done))),
     });

@@ -6,6 +6,9 @@
 import { errorText, type Log } from "../../lib/log.ts";
 import type { Queue, QueueMessage } from "./sqs_queue.ts";
 
+/** Error codes of an entry the queue can never extend again. */
+const GONE = /MessageNotInflight|ReceiptHandleIsInvalid/;
+
 /** A running heartbeat. */
 export interface Heartbeat {
   /** Marks a message as handled: it is no longer extended. */
@@ -27,8 +30,9 @@ export interface Heartbeat {
  * @example
  * ```ts
  * const heartbeat = startHeartbeat({ queue, log, messages, visibilitySeconds: 30 });
- * // ... post, then heartbeat.done(message) for each; finally:
- * heartbeat.stop();
+ * // ... post, then heartbeat.done(message) for each left in the queue, and
+ * // await heartbeat.release(posted) before deleting posted ones early; finally:
+ * await heartbeat.stop();
  * ```
  */
 export function startHeartbeat(options: {
@@ -56,10 +60,10 @@ export function startHeartbeat(options: {
             failed.length > 0 ? `, ${failed.length} refused` : ""
           }`,
         );
-        for (const { message, reason } of failed) {
-          // A refusal does not pass (the message was deleted or is no longer in
-          // flight): asking again would only repeat it.
-          pending.delete(message);
+        for (const { message, reason, code } of failed) {
+          // The message was deleted or is no longer in flight: asking again would only
+          // repeat the refusal. Other failures (the queue's own) are asked again.
+          if (GONE.test(code ?? "")) pending.delete(message);
           log.warn(
             `Cannot extend the visibility of message ${message.id}: ${reason}; it may be delivered again`,
           );

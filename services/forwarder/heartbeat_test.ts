@@ -95,28 +95,34 @@ Deno.test("startHeartbeat() logs each entry the queue refused to extend", async 
       ...slowQueue().queue,
       extendVisibility: (messages) =>
         Promise.resolve(
-          messages.filter((m) => m.id === "b").map((m) => ({
+          messages.filter((m) => m.id !== "a").map((m) => ({
             message: m,
-            reason: "MessageNotInflight: Message is not in flight",
+            reason: m.id === "b"
+              ? "MessageNotInflight: Message is not in flight"
+              : "InternalError: try again",
+            code: m.id === "b" ? "MessageNotInflight" : "InternalError",
           })),
         ),
     };
     const heartbeat = startHeartbeat({
       queue,
       log,
-      messages: [message("a"), message("b")],
+      messages: [message("a"), message("b"), message("c")],
       visibilitySeconds: 3,
     });
     await clock.tickAsync(2000);
-    // Refused once, b is not asked for again.
+    // b, no longer in flight, is not asked for again; c, refused by a fault of the
+    // queue, is.
     await clock.tickAsync(2000);
     await heartbeat.stop();
     assert.deepEqual(log.at("WARNING"), [
       "Cannot extend the visibility of message b: MessageNotInflight: Message is not in flight; it may be delivered again",
+      "Cannot extend the visibility of message c: InternalError: try again; it may be delivered again",
+      "Cannot extend the visibility of message c: InternalError: try again; it may be delivered again",
     ]);
     assert.deepEqual(log.at("DEBUG"), [
+      "Extended the visibility of 3 messages by 3 s, 2 refused",
       "Extended the visibility of 2 messages by 3 s, 1 refused",
-      "Extended the visibility of 1 message by 3 s",
     ]);
   } finally {
     clock.uninstall();
@@ -127,22 +133,25 @@ Deno.test("startHeartbeat() release() waits for the extension under way", async 
   const clock = FakeTimers.install({ now: 0 });
   try {
     const { queue, calls } = slowQueue();
+    const [a, b] = [message("a"), message("b")];
     const heartbeat = startHeartbeat({
       queue,
       log: createMemoryLog(),
-      messages: [message("a"), message("b")],
+      messages: [a, b],
       visibilitySeconds: 3,
     });
     await clock.tickAsync(2000);
     assert.deepEqual(calls.map((call) => call.ids), [["a", "b"]]);
     let released = false;
-    const releasing = heartbeat.release([message("a")]).then(() =>
-      released = true
-    );
+    const releasing = heartbeat.release([a]).then(() => released = true);
     await clock.tickAsync(0);
     assert.equal(released, false, "the extension naming a is still under way");
     calls[0]!.release();
     await releasing;
+    // Released, a is not extended again.
+    await clock.tickAsync(2000);
+    assert.deepEqual(calls.map((call) => call.ids), [["a", "b"], ["b"]]);
+    calls[1]!.release();
     await heartbeat.stop();
   } finally {
     clock.uninstall();

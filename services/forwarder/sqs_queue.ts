@@ -31,7 +31,10 @@ export interface QueueMessage {
 /** An entry of a batch call (delete, visibility change) the queue refused. */
 export interface FailedEntry {
   readonly message: QueueMessage;
+  /** The queue's error code and message, for the log. */
   readonly reason: string;
+  /** The queue's error code alone (`ReceiptHandleIsInvalid`), when it gave one. */
+  readonly code?: string;
 }
 
 /** What the forwarder needs from a queue. */
@@ -189,5 +192,6 @@ function failedEntries(
   return failed.map((failure) => ({
     message: messages[Number(failure.Id)]!,
     reason: [failure.Code, failure.Message].filter(Boolean).join(": "),
+    code: failure.Code,
   }));
 }

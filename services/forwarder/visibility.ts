@@ -20,7 +20,7 @@ const VISIBILITY_RETRY_MS = 60_000;
  * @example
  * ```ts
  * const visibilitySeconds = createVisibilityLookup({ queue, log });
- * await visibilitySeconds(); // 30, asked of the queue once
+ * await visibilitySeconds(); // the queue's own, asked once for every batch
  * ```
  */
 export function createVisibilityLookup(options: {

@@ -135,7 +135,10 @@ export function createRelay(options: RelayOptions): Relay {
     };
     // The other way round for the upload: the time the caller takes to send it is
     // not the remote's. A caller that goes away mid-upload ends the remote call.
-    const body = request.body === null ? undefined : watched(
+    // Deno hands over an empty body for a POST without one: relay none, as received.
+    const hasBody = request.headers.has("transfer-encoding") ||
+      Number(request.headers.get("content-length") ?? 0) > 0;
+    const body = request.body === null || !hasBody ? undefined : watched(
       request.body,
       (event, error) => {
         if (phase !== "head") return;

@@ -41,6 +41,16 @@ const DECODED_BY_FETCH = new Set(["gzip", "x-gzip", "deflate", "br"]);
 const ALLOW_ORIGIN = "access-control-allow-origin";
 const EXPOSE_HEADERS = "access-control-expose-headers";
 
+/**
+ * Whether a request says it carries a body (`Transfer-Encoding`, or a
+ * `Content-Length` above 0). Deno's `request.body` cannot tell: it is empty rather
+ * than `null` for a POST without one, and `null` for a GET with one.
+ */
+export function declaresBody(headers: Headers): boolean {
+  return headers.has("transfer-encoding") ||
+    Number(headers.get("content-length") ?? 0) > 0;
+}
+
 /** Header names listed in a `Connection` header (also hop-by-hop). */
 function connectionNames(headers: Headers): Set<string> | undefined {
   const value = headers.get("connection");

@@ -8,6 +8,7 @@ import { errorText, type Log } from "../../lib/log.ts";
 import { preview } from "../../lib/preview.ts";
 import { createRelay } from "./relay.ts";
 import { resolveTarget } from "./resolve_target.ts";
+import { declaresBody } from "./_headers.ts";
 import type { ProxyRoute } from "./routes.ts";
 
 /** Methods relayed to the remote. */
@@ -125,11 +126,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
       );
     }
     // Deno gives a GET request no body: refuse one that has it rather than drop it.
-    if (
-      request.method === "GET" &&
-      (request.headers.has("transfer-encoding") ||
-        Number(request.headers.get("content-length") ?? 0) > 0)
-    ) {
+    if (request.method === "GET" && declaresBody(request.headers)) {
       return Response.json(
         {
           message:

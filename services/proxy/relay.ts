@@ -8,6 +8,7 @@ import { errorText, type Log } from "../../lib/log.ts";
 import { createDeadlines } from "./_deadlines.ts";
 import {
   callerHeaderPairs,
+  declaresBody,
   prepareCallerHeaders,
   remoteRequestHeaders,
 } from "./_headers.ts";
@@ -135,19 +136,19 @@ export function createRelay(options: RelayOptions): Relay {
     };
     // The other way round for the upload: the time the caller takes to send it is
     // not the remote's. A caller that goes away mid-upload ends the remote call.
-    // Deno hands over an empty body for a POST without one: relay none, as received.
-    const hasBody = request.headers.has("transfer-encoding") ||
-      Number(request.headers.get("content-length") ?? 0) > 0;
-    const body = request.body === null || !hasBody ? undefined : watched(
-      request.body,
-      (event, error) => {
-        if (phase !== "head") return;
-        if (event === "wait") callerTurn();
-        else if (error === undefined) remoteTurn();
-        else controller.abort(callerGone);
-      },
-      controller.signal,
-    );
+    // A POST without a body is relayed without one, not with an empty chunked one.
+    const body = request.body === null || !declaresBody(request.headers)
+      ? undefined
+      : watched(
+        request.body,
+        (event, error) => {
+          if (phase !== "head") return;
+          if (event === "wait") callerTurn();
+          else if (error === undefined) remoteTurn();
+          else controller.abort(callerGone);
+        },
+        controller.signal,
+      );
     let prepared = false;
     const init: Http1RequestInit = {
       method: request.method,

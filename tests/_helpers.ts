@@ -217,3 +217,18 @@ export async function listeningUrl(
   const line = await main.waitFor(new RegExp(`${role} listening on http://`));
   return /listening on (http:\/\/\S+)/.exec(line)![1]!;
 }
+
+/**
+ * Makes a fake Linux IIO tree with one LPS25H pressure device reading 101.325 kPa,
+ * for `PRESSURE_IIO_ROOT`; returns its folder (remove it when done).
+ */
+export async function makeFakeIio(): Promise<string> {
+  const root = await Deno.makeTempDir({ prefix: "homewire-iio-" });
+  await Deno.mkdir(`${root}/iio:device0`);
+  await Deno.writeTextFile(`${root}/iio:device0/name`, "lps25h\n");
+  await Deno.writeTextFile(
+    `${root}/iio:device0/in_pressure_input`,
+    "101.325\n",
+  );
+  return root;
+}

@@ -8,7 +8,7 @@ import {
   FORECAST_REPLY,
   startWeatherStandIn,
 } from "../services/collector/_weather_stand_in.ts";
-import { requireBinary, startMain } from "./_helpers.ts";
+import { makeFakeIio, requireBinary, startMain } from "./_helpers.ts";
 import { startInfluxd } from "./_influxd.ts";
 
 const influxd = requireBinary("influxd", ["/usr/bin/influxd"]);
@@ -17,10 +17,7 @@ async function setUp() {
   const influx = await startInfluxd(influxd.path ?? "influxd");
   await influx.query("CREATE DATABASE home");
   const weather = startWeatherStandIn();
-  const iio = await Deno.makeTempDir({ prefix: "homewire-iio-" });
-  await Deno.mkdir(`${iio}/iio:device0`);
-  await Deno.writeTextFile(`${iio}/iio:device0/name`, "lps25h\n");
-  await Deno.writeTextFile(`${iio}/iio:device0/in_pressure_input`, "101.325\n");
+  const iio = await makeFakeIio();
   const env = {
     TSDB_HOST: "127.0.0.1",
     TSDB_PORT: String(influx.port),

@@ -3,7 +3,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { freePort, startMain, waitForHttp } from "./_helpers.ts";
+import { freePort, makeFakeIio, startMain, waitForHttp } from "./_helpers.ts";
 
 const ROLE_NAMES = [
   "forwarder",
@@ -221,14 +221,8 @@ Deno.test("the same signal twice at once (deno task and its process group) stops
 });
 
 Deno.test("a signal does not hide that collector --once left points unwritten", async () => {
-  const iio = await Deno.makeTempDir({ prefix: "homewire-iio-" });
+  const iio = await makeFakeIio();
   try {
-    await Deno.mkdir(`${iio}/iio:device0`);
-    await Deno.writeTextFile(`${iio}/iio:device0/name`, "lps25h\n");
-    await Deno.writeTextFile(
-      `${iio}/iio:device0/in_pressure_input`,
-      "101.325\n",
-    );
     const main = startMain(["collector", "--once"], {
       env: {
         TSDB_HOST: "127.0.0.1",

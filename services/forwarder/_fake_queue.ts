@@ -23,12 +23,17 @@ export interface FakeQueue extends Queue {
   readonly extended: string[][];
 }
 
-/** Returns `count` messages `${prefix}0`... with no group. */
-export function messages(prefix: string, count: number): QueueMessage[] {
+/** Returns `count` messages `${prefix}0`..., of FIFO group `groupId` when given. */
+export function messages(
+  prefix: string,
+  count: number,
+  groupId?: string,
+): QueueMessage[] {
   return Array.from({ length: count }, (_, i) => ({
     id: `${prefix}${i}`,
     body: `${prefix}${i}`,
     receiptHandle: `r-${prefix}${i}`,
+    ...(groupId === undefined ? {} : { groupId }),
   }));
 }
 

@@ -179,7 +179,7 @@ Deno.test("createForwarder() posts the messages of a group one after another, in
 });
 
 Deno.test("createForwarder() keeps posted messages invisible until their batch is deleted", async () => {
-  const [first, second] = messages("g", 2).map((m) => ({ ...m, groupId: "g" }));
+  const [first, second] = messages("g", 2, "g");
   const queue = createFakeQueue([[first!, second!]], 1);
   const forwarder = createForwarder({
     queue,
@@ -200,11 +200,9 @@ Deno.test("createForwarder() keeps posted messages invisible until their batch i
 });
 
 Deno.test("createForwarder() deletes a group's messages when its chain ends, not with the slowest group", async () => {
-  const grouped = (group: string, count: number): QueueMessage[] =>
-    messages(group, count).map((message) => ({ ...message, groupId: group }));
   const queue = createFakeQueue([[
-    ...grouped("slow", 1),
-    ...grouped("fast", 3),
+    ...messages("slow", 1, "slow"),
+    ...messages("fast", 3, "fast"),
   ]]);
   const slow = Promise.withResolvers<number>();
   const forwarder = createForwarder({
@@ -275,9 +273,10 @@ Deno.test("createForwarder() gathers the deletes of groups that end within the w
 Deno.test("createForwarder() deletes a group only after the visibility extension naming it", async () => {
   const events: string[] = [];
   const extension = Promise.withResolvers<void>();
-  const a = { ...messages("a", 1)[0]!, groupId: "a" };
-  const slow = { ...messages("s", 1)[0]!, groupId: "s" };
-  const queue = createFakeQueue([[a, slow]], 1);
+  const queue = createFakeQueue([[
+    ...messages("a", 1, "a"),
+    ...messages("s", 1, "s"),
+  ]], 1);
   const post = Promise.withResolvers<number>();
   const forwarder = createForwarder({
     queue: {
@@ -326,14 +325,8 @@ Deno.test("createForwarder() deletes a group only after the visibility extension
 });
 
 Deno.test("createForwarder() posts nothing more once the stop has given up on the posts", async () => {
-  const group = messages("g", 3).map((message) => ({
-    ...message,
-    groupId: "g",
-  }));
-  const other = messages("h", 2).map((message) => ({
-    ...message,
-    groupId: "h",
-  }));
+  const group = messages("g", 3, "g");
+  const other = messages("h", 2, "h");
   const queue = createFakeQueue([group, other]);
   const log = createMemoryLog();
   const posted: string[] = [];

@@ -8,7 +8,9 @@ import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
+  type QueueAttributeName,
   ReceiveMessageCommand,
+  type ReceiveMessageCommandInput,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import { withDeadline } from "../../lib/deadline.ts";
@@ -66,6 +68,21 @@ export interface SqsQueueOptions {
   /** Longest wait for a call besides the long poll itself. @default 5000 */
   callTimeoutMs?: number;
 }
+
+/**
+ * How a receive asks for each message's group: by the current parameter, and by the
+ * older `AttributeNames`, which SQS still accepts and SQS-compatible servers written
+ * before 2024 know alone (without it they return no group, and a FIFO batch would be
+ * posted concurrently).
+ */
+const GROUP_ID_ASKED: Pick<
+  ReceiveMessageCommandInput,
+  "MessageSystemAttributeNames" | "AttributeNames"
+> = {
+  MessageSystemAttributeNames: ["MessageGroupId"],
+  // SQS documents this value for the parameter; the SDK's deprecated type lacks it.
+  AttributeNames: ["MessageGroupId" as QueueAttributeName],
+};
 
 /** Whether `queueUrl` names a FIFO queue: SQS requires their names to end in `.fifo`. */
 function isFifoQueue(queueUrl: string): boolean {
@@ -127,9 +144,7 @@ export function createSqsQueue(options: SqsQueueOptions): Queue {
               MaxNumberOfMessages: options.maxMessages,
               WaitTimeSeconds: options.waitTimeSeconds,
               VisibilityTimeout: options.visibilityTimeout,
-              MessageSystemAttributeNames: fifo
-                ? ["MessageGroupId"]
-                : undefined,
+              ...(fifo ? GROUP_ID_ASKED : {}),
             }),
             { abortSignal },
           ),

@@ -64,10 +64,13 @@ Deno.test("createSqsQueue() leaves the group ids of a standard queue aside", asy
   const [standard] = await queueOn(`${base}/events`).receive();
   assert.deepEqual(standard, { id: "m1", body: "x", receiptHandle: "r1" });
   assert.equal(asked[0]!.MessageSystemAttributeNames, undefined);
+  assert.equal(asked[0]!.AttributeNames, undefined);
 
   const [fifo] = await queueOn(`${base}/events.fifo`).receive();
   assert.equal(fifo?.groupId, "tenant-1");
   assert.deepEqual(asked[1]!.MessageSystemAttributeNames, ["MessageGroupId"]);
+  // Servers that predate MessageSystemAttributeNames know only AttributeNames.
+  assert.deepEqual(asked[1]!.AttributeNames, ["MessageGroupId"]);
 });
 
 Deno.test("createSqsQueue() tells which visibility extensions the queue refused", async () => {

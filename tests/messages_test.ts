@@ -47,6 +47,15 @@ Deno.test("messages role serves the spec's table over HTTP", async (t) => {
     await t.step("the default database file is ./data/messages.sqlite3", () => {
       assert.ok(Deno.statSync(`${dir}/data/messages.sqlite3`).isFile);
     });
+    await t.step("says that writes are open without MESSAGES_TOKEN", () => {
+      assert.ok(
+        main.stderr.some((line) =>
+          /\[INFO\] MESSAGES_TOKEN is not set: every caller may create/.test(
+            line,
+          )
+        ),
+      );
+    });
     await t.step("GET /healthz", async () => {
       const health = await call(`${url}/healthz`, "GET");
       assert.equal(health.status, 200);
@@ -202,6 +211,7 @@ Deno.test("messages role with MESSAGES_TOKEN guards writes and never logs the to
   }
   const output = [...main.stdout, ...main.stderr].join("\n");
   assert.ok(!output.includes(token));
+  assert.ok(!output.includes("MESSAGES_TOKEN is not set"));
 });
 
 Deno.test("messages role stops with exit code 2 on a malformed setting", async () => {

@@ -8,7 +8,12 @@ import { HTTPException } from "hono/http-exception";
 import { bodyText, createHttpApp, limitBody } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
 import { preview } from "../../lib/preview.ts";
-import type { MessageStore } from "./message_store.ts";
+import {
+  type Message,
+  type MessageFields,
+  MessageIdsExhaustedError,
+  type MessageStore,
+} from "./message_store.ts";
 import { parseMessageFields, parseMessageId } from "./_message_input.ts";
 import { requireToken } from "./_require_token.ts";
 import { createJsonCache } from "./_json_cache.ts";
@@ -39,7 +44,8 @@ export interface MessagesAppOptions {
  * with the record), update by POST on the item path (200 with `author` and
  * `message`), delete (204, empty body); 404 for an unknown or malformed id, 400 for
  * a bad body, 413 past 64 KiB, 401 without the write token when one is set, 503
- * with `Retry-After: 1` while another writer holds the database (logged at WARNING).
+ * with `Retry-After: 1` while another writer holds the database (logged at WARNING),
+ * 507 to a create when no id is left (logged at ERROR).
  *
  * @example
  * ```ts
@@ -76,7 +82,11 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   });
 
   app.post(MESSAGES_PATH, async (c) => {
-    const created = store.create(parseMessageFields(await bodyText(c)));
+    const created = createRecord(
+      store,
+      parseMessageFields(await bodyText(c)),
+      options.log,
+    );
     return c.body(JSON.stringify(created), 201, {
       ...JSON_TYPE,
       location: `${MESSAGES_PATH}/${created.id}`,
@@ -119,6 +129,21 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
     return c.json({ message: "Not found" }, 404);
   });
   return withFastItemReads(app, `${MESSAGES_PATH}/`, readItem);
+}
+
+/** Creates a record; answers 507, logged at ERROR, when no id is left. */
+function createRecord(
+  store: MessageStore,
+  fields: MessageFields,
+  log: Log,
+): Message {
+  try {
+    return store.create(fields);
+  } catch (error) {
+    if (!(error instanceof MessageIdsExhaustedError)) throw error;
+    log.error(`create answered 507: ${error.message}`);
+    throw new HTTPException(507, { message: error.message, cause: error });
+  }
 }
 
 function idOf(c: Context): number {

@@ -3,7 +3,11 @@ import { DatabaseSync } from "node:sqlite";
 import { createHttpApp } from "../../lib/http.ts";
 import { createMemoryLog } from "../../lib/log.ts";
 import { createMessagesApp, MAX_BODY_BYTES, MESSAGES_PATH } from "./app.ts";
-import { type MessageStore, MessageStoreBusyError } from "./message_store.ts";
+import {
+  MessageIdsExhaustedError,
+  type MessageStore,
+  MessageStoreBusyError,
+} from "./message_store.ts";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";
 
 const BASE = `http://localhost${MESSAGES_PATH}`;
@@ -530,4 +534,23 @@ Deno.test("createMessagesApp() answers a read that finds the database busy once,
   } finally {
     store.close();
   }
+});
+
+Deno.test("createMessagesApp() answers 507 to a create when no id is left, storing nothing", async () => {
+  using app = setup();
+  const full = {
+    ...app.store,
+    create: () => {
+      throw new MessageIdsExhaustedError();
+    },
+  };
+  const log = createMemoryLog();
+  const refusing = createMessagesApp({ store: full, log });
+  const response = await refusing.request(BASE, {
+    method: "POST",
+    body: JSON.stringify(ADA),
+  });
+  assert.match(await expectError(response, 507), /No message id is left/);
+  assert.match(log.at("ERROR")[0] ?? "", /create answered 507/);
+  assert.deepEqual(app.store.list(), []);
 });

@@ -21,11 +21,19 @@ export interface Message extends MessageFields {
 
 /** Where message records are kept. Every method is synchronous and atomic. */
 export interface MessageStore {
-  /** Every record, by ascending id. */
+  /**
+   * Every record, by ascending id. A record whose id lies beyond
+   * `Number.MAX_SAFE_INTEGER` either way (written by another tool) is left out: no
+   * JSON client could read or name it exactly.
+   */
   list(): Message[];
   /** The record with `id`, or `undefined`. */
   get(id: number): Message | undefined;
-  /** Stores a new record with id = highest id + 1 (1 when empty), atomically. */
+  /**
+   * Stores a new record with id = highest id + 1 (1 when empty), atomically.
+   * Throws {@linkcode MessageIdsExhaustedError}, storing nothing, when that id would
+   * pass `Number.MAX_SAFE_INTEGER`.
+   */
   create(fields: MessageFields): Message;
   /** Replaces the fields of record `id`; `undefined` when there is no such record. */
   update(id: number, fields: MessageFields): Message | undefined;
@@ -63,5 +71,19 @@ export class MessageStoreBusyError extends Error {
   constructor(options?: ErrorOptions) {
     super("Database busy: locked by another writer", options);
     this.name = "MessageStoreBusyError";
+  }
+}
+
+/**
+ * Thrown by {@linkcode MessageStore.create} when the highest id is already
+ * `Number.MAX_SAFE_INTEGER`, the largest id JSON clients read exactly (a record
+ * written there by another tool). Nothing was stored.
+ */
+export class MessageIdsExhaustedError extends Error {
+  constructor() {
+    super(
+      `No message id is left: the highest id is already ${Number.MAX_SAFE_INTEGER}, the largest JSON clients read exactly; delete or renumber the records with the highest ids`,
+    );
+    this.name = "MessageIdsExhaustedError";
   }
 }

@@ -36,6 +36,11 @@ export const messagesRole = defineRole({
       throw new Error(`Cannot open MESSAGES_DB "${path}": ${errorText(error)}`);
     }
     log.info(`messages database ${path}`);
+    if (settings.MESSAGES_TOKEN === undefined) {
+      log.info(
+        "MESSAGES_TOKEN is not set: every caller may create, update and delete records",
+      );
+    }
     try {
       const app = createMessagesApp({
         store,

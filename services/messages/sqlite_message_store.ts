@@ -8,6 +8,7 @@ import { dirname } from "node:path";
 import {
   type Message,
   type MessageFields,
+  MessageIdsExhaustedError,
   type MessageStore,
   MessageStoreBusyError,
 } from "./message_store.ts";
@@ -34,6 +35,12 @@ const BUSY_TIMEOUT_MS = 250;
  * enough to outlast a checkpoint or a WAL recovery by another process.
  */
 const OPEN_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * The largest id stored or served: node:sqlite reads a larger integer as an error,
+ * and JSON clients read no larger one exactly.
+ */
+const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 /** Options of {@linkcode openSqliteMessageStore}. */
 export interface SqliteMessageStoreOptions {
@@ -73,12 +80,17 @@ export function openSqliteMessageStore(
 ): MessageStore {
   const db = openDatabase(path);
   const statements = {
-    list: db.prepare("SELECT id, author, message FROM messages ORDER BY id"),
+    list: db.prepare(
+      `SELECT id, author, message FROM messages
+       WHERE id BETWEEN -${MAX_ID} AND ${MAX_ID} ORDER BY id`,
+    ),
     get: db.prepare("SELECT id, author, message FROM messages WHERE id = ?"),
-    // One statement, so the id rule holds under concurrent writers too.
+    // One statement, so the id rule holds under concurrent writers too; no row
+    // when the next id would pass MAX_ID.
     create: db.prepare(
       `INSERT INTO messages (id, author, message)
-       VALUES ((SELECT COALESCE(MAX(id), 0) + 1 FROM messages), ?, ?)
+       SELECT next, ?, ? FROM (SELECT COALESCE(MAX(id), 0) + 1 AS next FROM messages)
+       WHERE next <= ${MAX_ID}
        RETURNING id, author, message`,
     ),
     update: db.prepare(
@@ -109,11 +121,12 @@ export function openSqliteMessageStore(
       return found ? row(found) : undefined;
     },
     create(fields) {
-      const created = row(
-        busyChecked(() => statements.create.get(fields.author, fields.message)),
+      const created = busyChecked(() =>
+        statements.create.get(fields.author, fields.message)
       );
+      if (!created) throw new MessageIdsExhaustedError();
       changes++;
-      return created;
+      return row(created);
     },
     update(id, fields: MessageFields) {
       const updated = busyChecked(() =>
@@ -153,9 +166,8 @@ export function openSqliteMessageStore(
 }
 
 function openDatabase(path: string): DatabaseSync {
-  if (path !== ":memory:" && !path.startsWith("file:")) {
-    Deno.mkdirSync(dirname(path), { recursive: true });
-  }
+  const file = databaseFile(path);
+  if (file !== undefined) Deno.mkdirSync(dirname(file), { recursive: true });
   const db = new DatabaseSync(path);
   try {
     db.exec(`PRAGMA busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
@@ -168,6 +180,22 @@ function openDatabase(path: string): DatabaseSync {
     throw error;
   }
   return db;
+}
+
+/**
+ * The file a database path names: the path itself, or the file of an SQLite URI
+ * (`file:data/m.db`, `file:///var/lib/m.db?mode=rwc`); `undefined` for an in-memory
+ * database.
+ */
+function databaseFile(path: string): string | undefined {
+  if (path === ":memory:") return undefined;
+  if (!path.startsWith("file:")) return path;
+  const [name = "", query = ""] = path.slice("file:".length).split(/[#?]/);
+  const inMemory = name === "" || name === ":memory:" ||
+    new URLSearchParams(query).get("mode") === "memory";
+  if (inMemory) return undefined;
+  // SQLite takes an authority only when empty or "localhost".
+  return decodeURIComponent(name.replace(/^\/\/(localhost)?(?=\/)/, ""));
 }
 
 /** Runs one statement, turning SQLite's "database is locked" into our error. */

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { MessageStoreBusyError } from "./message_store.ts";
+import {
+  MessageIdsExhaustedError,
+  MessageStoreBusyError,
+} from "./message_store.ts";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";
 
 function tempDb(): { path: string; [Symbol.dispose](): void } {
@@ -155,6 +158,53 @@ Deno.test("openSqliteMessageStore() gives up on a write lock held elsewhere with
       { id: 1, author: "Ada", message: "One" },
       { id: 2, author: "Bo", message: "Held" },
       { id: 3, author: "Cy", message: "Retried" },
+    ]);
+  } finally {
+    other.close();
+    store.close();
+  }
+});
+
+Deno.test("openSqliteMessageStore() creates the folder of an SQLite URI's file", () => {
+  using db = tempDb();
+  const store = openSqliteMessageStore(`file:${db.path}?mode=rwc`);
+  store.create({ author: "Ada", message: "One" });
+  store.close();
+  const check = new DatabaseSync(db.path);
+  try {
+    assert.deepEqual(
+      { ...check.prepare("SELECT author FROM messages").get() },
+      { author: "Ada" },
+    );
+  } finally {
+    check.close();
+  }
+});
+
+Deno.test("openSqliteMessageStore() stores nothing once the highest id is the largest safe integer", () => {
+  using db = tempDb();
+  const store = openSqliteMessageStore(db.path);
+  const other = new DatabaseSync(db.path);
+  try {
+    // Written by another tool: one id at the limit, one beyond any JSON client.
+    other.exec(
+      `INSERT INTO messages VALUES (${Number.MAX_SAFE_INTEGER}, 'max', 'm')`,
+    );
+    assert.throws(
+      () => store.create({ author: "n", message: "m" }),
+      (error) =>
+        error instanceof MessageIdsExhaustedError &&
+        /delete or renumber/.test(error.message),
+    );
+    other.exec("INSERT INTO messages VALUES (9007199254740993, 'huge', 'h')");
+    assert.throws(
+      () => store.create({ author: "n", message: "m" }),
+      MessageIdsExhaustedError,
+    );
+    const count = other.prepare("SELECT COUNT(*) AS n FROM messages").get();
+    assert.equal(count?.n, 2);
+    assert.deepEqual(store.list(), [
+      { id: Number.MAX_SAFE_INTEGER, author: "max", message: "m" },
     ]);
   } finally {
     other.close();

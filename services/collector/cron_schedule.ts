@@ -7,7 +7,9 @@
  * day names of three letters in any case, ranges in either order (a wrapping range
  * such as `FRI-MON` is allowed), steps from 1 to one less than the number of values of
  * the field, lists of these, and the extensions `L`, `LW`, `L-n`, `nW` (day of month)
- * and `L`, `nL`, `n#k` (day of week) as a whole field.
+ * and `L`, `nL`, `n#k` (day of week) as a whole field. A day of month that no month
+ * of the expression has (`0 0 31 4 *`) is refused too: `Deno.cron` takes it and then
+ * panics.
  *
  * @module
  */
@@ -48,6 +50,11 @@ const FIELDS: readonly Field[] = [
   { name: "day-of-week", min: 1, max: 7, names: DAYS },
 ];
 
+/** The most days of each month (February in a leap year). */
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+const ITEM = /^([^/-]+)(?:-([^/-]+))?(?:\/(.*))?$/;
+
 const EXAMPLE = 'expected a five-field cron expression such as "*/5 * * * *"';
 
 /** The value of one number or name of `field`, or a problem. */
@@ -64,7 +71,7 @@ function value(text: string, field: Field): number | string {
 
 /** The problem with one list item (`*`, `a`, `a-b`, each with `/step`), if any. */
 function itemProblem(item: string, field: Field): string | undefined {
-  const match = /^([^/-]+)(?:-([^/-]+))?(?:\/(.*))?$/.exec(item);
+  const match = ITEM.exec(item);
   if (!match) return `"${item}" is malformed`;
   const [, start, end, step] = match;
   if (start !== "*" || end !== undefined) {
@@ -81,6 +88,53 @@ function itemProblem(item: string, field: Field): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The values a list field names, its items already checked: a range may wrap
+ * (`NOV-FEB`), and a step runs from the start to the range's end (to the field's
+ * maximum after a lone start, as in `4/5`).
+ */
+function values(text: string, field: Field): number[] {
+  const count = field.max - field.min + 1;
+  const named = new Set<number>();
+  for (const item of text.split(",")) {
+    const [, start = "*", end, step] = ITEM.exec(item)!;
+    const from = start === "*" ? field.min : value(start, field) as number;
+    const to = end !== undefined
+      ? value(end, field) as number
+      : start === "*" || step !== undefined
+      ? field.max
+      : from;
+    const span = (to - from + count) % count;
+    for (let offset = 0; offset <= span; offset += Number(step ?? 1)) {
+      named.add((from - field.min + offset) % count + field.min);
+    }
+  }
+  return [...named];
+}
+
+/**
+ * Why the day-of-month and month fields of a checked expression name no day that
+ * ever comes (`31 4`: there is no 31 April), or `undefined`. `Deno.cron` accepts such
+ * an expression and then panics, taking the process down. A day-of-week field other
+ * than `*` is never a problem here: a matching weekday runs the schedule as well.
+ */
+function dateProblem(fields: readonly string[]): string | undefined {
+  const [, , days = "*", months = "*", weekdays = "*"] = fields;
+  if (weekdays !== "*" || days === "L" || days === "LW") return undefined;
+  const longest = Math.max(
+    ...values(months, FIELDS[3]!).map((month) => MONTH_DAYS[month - 1]!),
+  );
+  const last = /^L-(\d+)$/.exec(days);
+  const weekday = /^(\d+)W$/.exec(days);
+  const earliest = last
+    ? 1 + Number(last[1])
+    : weekday
+    ? Number(weekday[1])
+    : Math.min(...values(days, FIELDS[2]!));
+  if (earliest <= longest) return undefined;
+  return `day-of-month field "${days}" names no day of the month field "${months}": the schedule would never run`;
 }
 
 /** Whether `text` is one of the `L`/`W`/`#` forms `Deno.cron` takes as a whole field. */
@@ -125,7 +179,7 @@ export function cronProblem(expression: string): string | undefined {
       if (problem) return `${field.name} field "${text}": ${problem}`;
     }
   }
-  return undefined;
+  return dateProblem(fields);
 }
 
 /**

@@ -113,6 +113,45 @@ Deno.test("cronSchedule() accepts what Deno.cron accepts", async (t) => {
   });
 });
 
+/**
+ * Values `Deno.cron` (Deno 2) accepts and then panics on, a while later, taking the
+ * process down: no date ever matches.
+ */
+const NEVER_RUN = [
+  "0 0 31 4 *",
+  "0 0 30 2 *",
+  "0 0 30-31 2 *",
+  "0 0 31 2,4,6,9,11 *",
+  "0 0 31 4/5 *",
+  "0 0 31 4-4 *",
+  "0 0 31W 4 *",
+  "0 0 30W 2 *",
+  "0 0 L-29 2 *",
+];
+
+/** Their neighbours, which run (tried on `Deno.cron` as well). */
+const RUN = [
+  "0 0 29 2 *",
+  "0 0 31 4,5 *",
+  "0 0 31 NOV-FEB *",
+  "0 0 31 */2 *",
+  "0 0 L-28 2 *",
+  "0 0 29W 2 *",
+  "0 0 31 4 1",
+  "0 0 30 2 MON",
+  "0 0 31 2 L",
+  "0 0 31 4 */1",
+];
+
+Deno.test("cronSchedule() refuses a day of month that no month of the expression has", () => {
+  for (const never of NEVER_RUN) assert.equal(accepts(never), false, never);
+  for (const runs of RUN) assert.equal(accepts(runs), true, runs);
+  assert.equal(
+    cronProblem("0 0 31 4 *"),
+    'day-of-month field "31" names no day of the month field "4": the schedule would never run',
+  );
+});
+
 Deno.test("cronProblem() names the field and what is wrong with it", () => {
   assert.equal(
     cronProblem("99 * * * *"),

@@ -64,16 +64,19 @@ export function tokenFileSetting(
 
 const TOKEN_MEMBERS = ["token", "access_token", "accessToken"];
 
-/** `NAME=value` or `NAME: value`, as in `.env`, INI and YAML files. */
-const ASSIGNMENT = /^\s*["']?([\w.-]+)["']?\s*[=:]\s*(.*?)\s*$/;
+/**
+ * `NAME=value` or `NAME: value`, as in `.env`, INI and YAML files; `export NAME=value`
+ * as in a shell file.
+ */
+const ASSIGNMENT = /^\s*(?:export\s+)?["']?([\w.-]+)["']?\s*[=:]\s*(.*?)\s*$/;
 const TOKEN_NAME = /token|api_?key/i;
 
 /**
  * Extracts the token from a token file's content, less its comment lines (`#` or
  * `;` first): the token alone, a JSON object with a `token`, `access_token` or
- * `accessToken` member, or a line `NAME=token` / `NAME: token` whose name contains
- * `token` or `api_key` (`PUSHBULLET_TOKEN=o.abc`, `access_token: "o.abc"`; an
- * unquoted value ends at a ` # comment`).
+ * `accessToken` member, or a line `NAME=token` / `NAME: token` (`export` first
+ * allowed) whose name contains `token` or `api_key` (`PUSHBULLET_TOKEN=o.abc`,
+ * `access_token: "o.abc"`; an unquoted value ends at a ` # comment`).
  *
  * @param hint what to do when the file holds no token, appended to that message.
  * @throws {Error} when the file holds no token, or something that is not one; the

@@ -15,6 +15,7 @@ Deno.test("tokenFromFile() reads the token member of a JSON file", () => {
 
 Deno.test("tokenFromFile() reads the value of a NAME=token line", () => {
   assert.equal(tokenFromFile("PUSHBULLET_TOKEN=o.env\n"), "o.env");
+  assert.equal(tokenFromFile("export PUSHBULLET_TOKEN=o.sh\n"), "o.sh");
   assert.equal(tokenFromFile('access_token: "o.yaml"'), "o.yaml");
   assert.equal(
     tokenFromFile("# Pushbullet\r\n[pushbullet]\r\napi_key = 'o.ini'\r\n"),

@@ -17,9 +17,23 @@ export interface DemoEnv {
   generatedToken?: string;
 }
 
+/** Dependencies of {@linkcode demoEnv}. */
+export interface DemoEnvOptions {
+  /**
+   * Returns, for each address, a port free there at this moment (distinct ports), or
+   * `undefined` where nothing can listen (the role then reports that itself).
+   * @default {@linkcode freePortsOn}
+   */
+  freePorts?: (hostnames: readonly string[]) => (number | undefined)[];
+}
+
 /**
  * Fills in what the demo set needs and the user has not set: a random
  * `DATA_API_TOKEN`, and `API_URL`/`API_KEY` pointing the table at the local data API.
+ *
+ * A `TABLE_PORT` of 0, or a `DATA_API_PORT` of 0 when the table is pointed at it, is
+ * replaced by a port free now: the roles do not report the port they bound, and
+ * `API_URL` and {@linkcode demoBanner} must name the real one.
  *
  * @example
  * ```ts
@@ -27,19 +41,78 @@ export interface DemoEnv {
  * env.API_URL; // "http://127.0.0.1:8003/data"
  * ```
  */
-export function demoEnv(env: Env): DemoEnv {
+export function demoEnv(
+  env: Env,
+  { freePorts = freePortsOn }: DemoEnvOptions = {},
+): DemoEnv {
   const result: Record<string, string | undefined> = { ...env };
   let generatedToken: string | undefined;
   if (!env.DATA_API_TOKEN?.trim()) {
     generatedToken = randomToken();
     result.DATA_API_TOKEN = generatedToken;
   }
-  if (!env.API_URL?.trim()) {
-    const port = env.DATA_API_PORT?.trim() || "8003";
+  const pointAtDataApi = !env.API_URL?.trim();
+  const roles = pointAtDataApi ? ["TABLE", "DATA_API"] : ["TABLE"];
+  Object.assign(result, pinnedPorts(env, roles, freePorts));
+  if (pointAtDataApi) {
+    const port = result.DATA_API_PORT?.trim() || "8003";
     result.API_URL = `http://${localHost(env.DATA_API_HOST)}:${port}/data`;
     result.API_KEY = result.DATA_API_TOKEN;
   }
   return { env: result, generatedToken };
+}
+
+/**
+ * Ports free at this moment, one for each address (the system's choice; all are held
+ * until every one is chosen, so they differ), `undefined` where nothing can listen.
+ * Another program may take one before its role binds it: that role then fails to
+ * start, naming its port setting.
+ *
+ * @example
+ * ```ts
+ * freePortsOn(["0.0.0.0", "::1"]); // [41873, 39211]
+ * ```
+ */
+export function freePortsOn(
+  hostnames: readonly string[],
+): (number | undefined)[] {
+  const listeners: (Deno.Listener | undefined)[] = [];
+  try {
+    for (const hostname of hostnames) {
+      try {
+        listeners.push(Deno.listen({ hostname, port: 0 }));
+      } catch {
+        listeners.push(undefined);
+      }
+    }
+    return listeners.map((l) => (l?.addr as Deno.NetAddr | undefined)?.port);
+  } finally {
+    for (const listener of listeners) listener?.close();
+  }
+}
+
+/**
+ * `<ROLE>_PORT` settings of `roles` that ask for any free port (0), each set to a
+ * port free now on its role's `<ROLE>_HOST`.
+ */
+function pinnedPorts(
+  env: Env,
+  roles: readonly string[],
+  freePorts: (hostnames: readonly string[]) => (number | undefined)[],
+): Record<string, string> {
+  const anyPort = roles.filter((role) =>
+    /^[+-]?0+$/.test(env[`${role}_PORT`]?.trim() ?? "")
+  );
+  if (anyPort.length === 0) return {};
+  const ports = freePorts(
+    anyPort.map((role) => listenAddress(env[`${role}_HOST`])),
+  );
+  const pinned: Record<string, string> = {};
+  anyPort.forEach((role, i) => {
+    const port = ports[i];
+    if (port !== undefined) pinned[`${role}_PORT`] = String(port);
+  });
+  return pinned;
 }
 
 /**
@@ -70,8 +143,12 @@ export function demoBanner(env: Env, generatedToken?: string): string[] {
 
 /** Where a role of the demo is reached, from its `<ROLE>_HOST` (unset: all addresses). */
 function localHost(listenHost: string | undefined): string {
-  const host = listenHost?.trim().replace(/^\[(.*)\]$/, "$1") || "0.0.0.0";
-  return reachableHost(host);
+  return reachableHost(listenAddress(listenHost));
+}
+
+/** The address a role of the demo listens on, from its `<ROLE>_HOST`. */
+function listenAddress(listenHost: string | undefined): string {
+  return listenHost?.trim().replace(/^\[(.*)\]$/, "$1") || "0.0.0.0";
 }
 
 function randomToken(): string {

@@ -69,3 +69,29 @@ Deno.test("the demo set runs messages, data-api and table wired together", async
     assert.equal(await child.stop(), 0);
   }
 });
+
+Deno.test("the demo set on ports asked as 0 names the table's real URL and points it at the data API", async () => {
+  const child = startMain([], {
+    env: {
+      MESSAGES_DB: ":memory:",
+      MESSAGES_PORT: "0",
+      DATA_API_PORT: "0",
+      TABLE_PORT: "0",
+      TABLE_OPEN_BROWSER: "false",
+    },
+  });
+  try {
+    const banner = await child.waitFor(/^Demo running: open /);
+    const page = /open (http:\/\/127\.0\.0\.1:(\d+)\/) \(Ctrl-C to stop\)$/
+      .exec(banner);
+    assert.ok(page, `no page URL in "${banner}"`);
+    assert.notEqual(page[2], "0", banner);
+
+    const answer = await fetch(new URL("api/table", page[1]));
+    const body = await answer.text();
+    assert.equal(answer.status, 200, body);
+    assert.equal(JSON.parse(body).rows.length, 20);
+  } finally {
+    assert.equal(await child.stop(), 0);
+  }
+});

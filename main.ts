@@ -134,13 +134,25 @@ export async function main(options: MainOptions): Promise<number> {
     return outcomes.every((outcome) => outcome.status === "fulfilled");
   };
   for (const { name, start } of starters) {
-    try {
-      running.push({ name, role: await start(createLog(name)) });
-    } catch (error) {
-      log.error(`Cannot start ${name}: ${errorText(error)}`);
+    // A start may throw at once (a port in use) or later: both are its failure.
+    const starting = Promise.resolve().then(() => start(createLog(name)));
+    const first = await Promise.race([
+      starting.then((role) => ({ role }), (error: unknown) => ({ error })),
+      options.stopRequested.then((signal) => ({ signal })),
+    ]);
+    if ("signal" in first) {
+      // A start may wait long (a profile's credential process): the stop does not.
+      log.info(`Received ${first.signal} while starting ${name}: stopping`);
+      // Should it start after all, it is stopped; its failures no longer matter.
+      starting.then((role) => role.stop()).catch(() => {});
+      return await stopAll() ? 0 : 1;
+    }
+    if ("error" in first) {
+      log.error(`Cannot start ${name}: ${errorText(first.error)}`);
       await stopAll();
       return 1;
     }
+    running.push({ name, role: first.role });
   }
   // Once everything listens: where to look, and the token of this run.
   if (command.roles.length === 0) {

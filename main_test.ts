@@ -162,6 +162,32 @@ Deno.test("main() stops the started roles and exits 1 when a role cannot start",
   );
 });
 
+Deno.test("main() stops at a signal that comes while a role is still starting", async () => {
+  const events: string[] = [];
+  let requestStop = (_signal: string) => {};
+  const stopRequested = new Promise<string>((resolve) => requestStop = resolve);
+  const slow = defineRole({
+    name: "slow",
+    summary: "slow for tests",
+    settings: {},
+    start() {
+      requestStop("SIGTERM");
+      return new Promise(() => {}); // a credential process that never answers
+    },
+  });
+  const { code, logs } = run(["alpha", "slow"], [
+    recordingRole("alpha", events),
+    slow,
+  ], { stopRequested });
+  assert.equal(await code, 0);
+  assert.deepEqual(events.slice(1), ["stop alpha"]);
+  assert.ok(
+    logs.some((line) =>
+      line.endsWith("[INFO] Received SIGTERM while starting slow: stopping")
+    ),
+  );
+});
+
 Deno.test("main() --help lists roles, usage and settings with defaults", async () => {
   const { code, out } = run(["--help"], [recordingRole("alpha", [])]);
   assert.equal(await code, 0);

@@ -63,6 +63,7 @@ export interface LoadedEnv {
 
 /**
  * Merges a `.env` file under the process environment: variables already set win.
+ * Values are taken as written: `${VAR}` is not expanded.
  *
  * @throws {EnvFileError} when the file (named or found) cannot be read.
  * @example
@@ -85,5 +86,8 @@ export function loadEnv(options: LoadEnvOptions): LoadedEnv {
       { cause: error },
     );
   }
-  return { env: { ...parseEnv(content), ...options.env }, file };
+  // Editors on Windows may start the file with a byte order mark, which would
+  // otherwise become part of the first name.
+  const parsed = parseEnv(content.replace(/^\uFEFF/, ""));
+  return { env: { ...parsed, ...options.env }, file };
 }

@@ -30,6 +30,16 @@ Deno.test("loadEnv()", async (t) => {
     assert.equal(env.B, undefined);
   });
 
+  await t.step("a byte order mark does not hide the first variable", () => {
+    const { env } = loadEnv({
+      env: {},
+      cwd: nested,
+      readTextFile: () => "\uFEFFA=first\nB=${A}\n",
+    });
+    assert.equal(env.A, "first");
+    assert.equal(env.B, "${A}"); // taken as written
+  });
+
   await t.step("--env-file replaces the search", async () => {
     const other = join(root, "custom.env");
     await Deno.writeTextFile(other, "A=custom\n");

@@ -29,6 +29,22 @@ function startBehaviourUpstream() {
         });
       }
       if (path === "/b/empty") return new Response(null, { status: 204 });
+      if (path === "/b/moved") {
+        // A redirect within the route's base, relative as servers often send it.
+        return new Response(null, {
+          status: 301,
+          headers: { location: "/b/status?from=moved#top" },
+        });
+      }
+      if (path === "/b/moved-absolute") {
+        return new Response(null, {
+          status: 307,
+          headers: {
+            location: `${new URL(request.url).origin}/b/status`,
+            "content-location": "status",
+          },
+        });
+      }
       if (path === "/b/redirect") {
         return new Response(null, {
           status: 302,
@@ -174,7 +190,7 @@ async function withProxy(
     fetch: transport === "fetch" ? fetch : client.fetch,
     routes: parseRoutes(
       // Port 1 (tcpmux) is closed: a port free a moment ago could become the proxy's.
-      `echo=${echo.url}/base/,b=${behaviour.url}/b,closed=http://127.0.0.1:1/x`,
+      `echo=${echo.url}/base/,b=${behaviour.url}/b,bee=${behaviour.url}/b,closed=http://127.0.0.1:1/x`,
     ),
     log,
     timeoutMs: 1000,
@@ -241,6 +257,15 @@ for (const transport of ["pooled client", "fetch"] as const) {
           assert.equal(seen.headers[name], undefined, name);
         }
       });
+      await t.step("cookies go neither way", async () => {
+        const response = await fetch(`${proxy}/echo/cookie`, {
+          headers: { cookie: "other-app=s3cret", cookie2: '$Version="1"' },
+        });
+        assert.equal(response.headers.get("set-cookie"), null);
+        const seen: Echo = await response.json();
+        assert.equal(seen.headers["cookie"], undefined);
+        assert.equal(seen.headers["cookie2"], undefined);
+      });
     });
   });
 
@@ -268,6 +293,32 @@ for (const transport of ["pooled client", "fetch"] as const) {
         );
         await response.body?.cancel();
       });
+      await t.step(
+        "a redirect within the base leads back to the proxy",
+        async () => {
+          // Route "bee" has the base /b: a path left as it is would name route "b".
+          const moved = await fetch(`${proxy}/bee/moved`, {
+            redirect: "manual",
+          });
+          assert.equal(moved.status, 301);
+          assert.equal(
+            moved.headers.get("location"),
+            "/bee/status?from=moved#top",
+          );
+          await moved.body?.cancel();
+          const absolute = await fetch(`${proxy}/bee/moved-absolute`, {
+            redirect: "manual",
+          });
+          assert.equal(absolute.headers.get("location"), "/bee/status");
+          assert.equal(absolute.headers.get("content-location"), "/bee/status");
+          await absolute.body?.cancel();
+          // Followed as a browser does: the proxy relays the second call too.
+          const followed = await fetch(`${proxy}/bee/moved-absolute`);
+          assert.equal(followed.url, `${proxy}/bee/status`);
+          assert.equal(followed.status, 418);
+          assert.equal(await followed.text(), "short and stout");
+        },
+      );
       await t.step("a gzip answer arrives readable", async () => {
         const response = await fetch(`${proxy}/b/gzip`);
         assert.equal(await response.text(), "zipped ".repeat(100));

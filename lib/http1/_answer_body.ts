@@ -1,10 +1,13 @@
 /**
  * The body of an HTTP/1.1 answer as a stream: framed by `Content-Length`, by chunked
- * transfer coding, or by the end of the connection; decoded like `fetch` does.
+ * transfer coding, or by the end of the connection; decoded like `fetch` does (see
+ * `_decode.ts`).
  *
  * @module
  */
 import type { ByteReader } from "./_byte_reader.ts";
+import { decodedBody, isDecoded } from "./_decode.ts";
+import { InvalidResponseError } from "./invalid_response_error.ts";
 
 /** A parsed answer head. */
 export interface Answer {
@@ -20,14 +23,6 @@ export interface Answer {
 
 /** Rewrites an answer's header pairs before its `Response` is built. */
 export type HeaderRewrite = (pairs: [string, string][]) => [string, string][];
-
-/** Codings decoded on the way, as `fetch` does, with their stream format. */
-const DECODERS: Record<string, CompressionFormat> = {
-  "gzip": "gzip",
-  "x-gzip": "gzip",
-  "deflate": "deflate",
-  "br": "brotli" as CompressionFormat,
-};
 
 const READ_SIZE = 64 * 1024;
 
@@ -47,7 +42,9 @@ export type BodyWatcher = (
  * pulls, with its header pairs passed through `rewrite` when given (framing and
  * coding are read from the pairs as received). `finish(reusable)` is called once:
  * with `true` when the whole body was read and the connection may carry another
- * request, with `false` otherwise. `onRead` hears how the body is read.
+ * request, with `false` otherwise. `onRead` hears how the body is read: a coded body
+ * as it is decoded (a part is a decoded one, and a failed decoding ends it with an
+ * `InvalidResponseError`). Throws an `InvalidResponseError` for a bad length.
  */
 export function answerBody(
   answer: Answer,
@@ -87,15 +84,15 @@ export function answerBody(
     : Number(declared);
   if (!chunked && !(remaining >= 0)) {
     finish(false);
-    throw new TypeError("Invalid Content-Length from the remote");
+    throw new InvalidResponseError("Invalid Content-Length from the remote");
   }
   if (remaining === 0 && !chunked) {
     finish(keepAlive && reader.buffered === 0);
     return new Response(null, init);
   }
   const coding = header("content-encoding")?.trim().toLowerCase();
-  const format = coding === undefined ? undefined : DECODERS[coding];
-  if (!chunked && format === undefined && reader.buffered >= remaining) {
+  const decode = isDecoded(coding);
+  if (!chunked && !decode && reader.buffered >= remaining) {
     // The whole (small) body came with the head: answer it as bytes, which the
     // server writes faster than a stream.
     // Response copies the bytes (a view into the reader's buffer) before the
@@ -104,24 +101,27 @@ export function answerBody(
     finish(keepAlive && reader.buffered === 0);
     return response;
   }
+  // A coded body is watched after its decoding, which can fail too.
+  const watch = decode ? undefined : onRead;
   let ended = false;
   const end = (reusable: boolean, error?: unknown) => {
     if (ended) return;
     ended = true;
-    finish(reusable, error);
+    done(reusable);
+    watch?.("end", error);
   };
   let afterChunk = false; // a chunk's data is followed by CRLF
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      onRead?.("wait");
+      watch?.("wait");
       try {
         if (chunked && remaining === 0) {
           if (afterChunk && (await reader.readLine()) !== "") {
-            throw new TypeError("Invalid chunk from the remote");
+            throw new InvalidResponseError("Invalid chunk from the remote");
           }
           const size = parseInt((await reader.readLine()).split(";")[0]!, 16);
           if (!(size >= 0)) {
-            throw new TypeError("Invalid chunk from the remote");
+            throw new InvalidResponseError("Invalid chunk from the remote");
           }
           if (size === 0) {
             while ((await reader.readLine()) !== "") {
@@ -142,7 +142,7 @@ export function answerBody(
           throw new TypeError("The remote closed the connection mid-answer");
         }
         remaining -= bytes.length;
-        onRead?.("part");
+        watch?.("part");
         controller.enqueue(bytes);
         if (!chunked && remaining === 0) {
           controller.close();
@@ -157,13 +157,10 @@ export function answerBody(
       end(false);
     },
   });
-  const decoded = format === undefined ? body : body.pipeThrough(
-    new DecompressionStream(format) as unknown as TransformStream<
-      Uint8Array,
-      Uint8Array
-    >,
+  return new Response(
+    decode ? decodedBody(body, coding!, onRead) : body,
+    init,
   );
-  return new Response(decoded, init);
 }
 
 /**

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { InvalidResponseError } from "./invalid_response_error.ts";
 
 const CHUNK = 64 * 1024;
 
@@ -106,7 +107,11 @@ export class ByteReader {
           return buffer.subarray(start, i - 3);
         }
       }
-      if (this.buffered > limit) throw new Error("Answer head too large");
+      if (this.buffered > limit) {
+        throw new InvalidResponseError(
+          `Answer head too large from the remote: over ${limit} bytes`,
+        );
+      }
       from = Math.max(3, this.buffered);
       if (!(await this.fill())) throw new EndOfStream(this.buffered);
     }
@@ -122,7 +127,11 @@ export class ByteReader {
         const text = new TextDecoder().decode(line);
         return text.endsWith("\r") ? text.slice(0, -1) : text;
       }
-      if (this.buffered > limit) throw new Error("Answer line too long");
+      if (this.buffered > limit) {
+        throw new InvalidResponseError(
+          `Answer line too long from the remote: over ${limit} bytes`,
+        );
+      }
       if (!(await this.fill())) throw new EndOfStream(this.buffered);
     }
   }

@@ -4,6 +4,8 @@
  * @module
  */
 import type { Answer } from "./_answer_body.ts";
+import { preview } from "../preview.ts";
+import { InvalidResponseError } from "./invalid_response_error.ts";
 
 /** A request body the pooled client sends itself. */
 export type RequestBody =
@@ -68,20 +70,58 @@ export function requestHead(
   return { text: `${head}\r\n`, chunked };
 }
 
-/** Parses a status line and headers (bytes as Latin-1, as HTTP defines them). */
+/** A header name: an RFC 9110 token. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** What no header value may hold (a `Headers` object refuses them too). */
+const BAD_VALUE = /[\0\r\n]/;
+
+/**
+ * Parses a status line and headers (bytes as Latin-1, as HTTP defines them). Throws
+ * an {@linkcode InvalidResponseError} for a bad status line, a line without a colon,
+ * a folded line (obs-fold, which RFC 9112 lets a proxy refuse), a name that is not a
+ * token, or a value with a NUL, CR or LF.
+ */
 export function parseHead(bytes: Uint8Array): Answer {
   const lines = fromLatin1(bytes).split("\r\n");
-  const status = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: (.*))?$/.exec(lines[0] ?? "");
-  if (!status) throw new TypeError("Invalid status line from the remote");
+  const first = lines[0] ?? "";
+  // The reason phrase as RFC 9112 has it (which the Response constructor checks).
+  const status = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([\t\x20-\x7e\x80-\xff]*))?$/
+    .exec(first);
+  if (!status) {
+    throw new InvalidResponseError(
+      `Invalid status line from the remote: "${preview(first)}"`,
+    );
+  }
   const headers: [string, string][] = [];
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!;
     const colon = line.indexOf(":");
-    if (colon <= 0) throw new TypeError("Invalid header line from the remote");
-    headers.push([
-      line.slice(0, colon).trim().toLowerCase(),
-      line.slice(colon + 1).trim(),
-    ]);
+    // Values are not quoted: they may carry secrets.
+    if (line.startsWith(" ") || line.startsWith("\t")) {
+      throw new InvalidResponseError(
+        "Invalid header line from the remote: a folded line (obs-fold)",
+      );
+    }
+    if (colon < 0) {
+      throw new InvalidResponseError(
+        "Invalid header line from the remote: no colon",
+      );
+    }
+    // Blanks before the colon: RFC 9112 has a proxy remove them.
+    const name = line.slice(0, colon).trimEnd();
+    if (!TOKEN.test(name)) {
+      throw new InvalidResponseError(
+        `Invalid header line from the remote: name "${preview(name)}"`,
+      );
+    }
+    const value = line.slice(colon + 1).trim();
+    if (BAD_VALUE.test(value)) {
+      throw new InvalidResponseError(
+        `Invalid header line from the remote: the value of "${name}" holds a NUL, CR or LF`,
+      );
+    }
+    headers.push([name.toLowerCase(), value]);
   }
   return {
     http10: status[1] === "0",

@@ -6,7 +6,9 @@
  * paths, and `fetch` costs about twice as much per call on a local network. This
  * client speaks plain `http:` itself and hands any other URL to the fallback `fetch`.
  * Like Deno's `fetch`, it decodes gzip, deflate and brotli bodies and keeps the
- * answer's headers as they were; it never follows redirects. Bodies stream both
+ * answer's headers as they were (raw deflate and an empty coded body are read too,
+ * as browsers do); it never follows redirects. An answer that breaks HTTP/1.1 fails
+ * with an `InvalidResponseError`. Bodies stream both
  * ways. Unlike `fetch`, it does not read HTTP_PROXY and friends: plain-http remotes
  * are called directly. An idle pooled connection is watched, so one the remote
  * closes (its keep-alive time-out) leaves the pool at once.
@@ -16,6 +18,7 @@
 import { ByteReader } from "./_byte_reader.ts";
 import type { BodyWatcher, HeaderRewrite } from "./_answer_body.ts";
 export type { BodyWatcher } from "./_answer_body.ts";
+export { InvalidResponseError } from "./invalid_response_error.ts";
 import { type RequestBody, requestHead } from "./_wire.ts";
 import {
   closeQuietly,

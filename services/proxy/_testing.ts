@@ -1,6 +1,7 @@
 /**
- * Test support shared by the proxy suites: a real echoing upstream on 127.0.0.1 and
- * raw HTTP/1.1 requests over TCP (`fetch` would normalise hostile paths first).
+ * Test support shared by the proxy suites: a real echoing upstream on 127.0.0.1, an
+ * upstream answering raw bytes (`Deno.serve` only writes valid answers), and raw
+ * HTTP/1.1 requests over TCP (`fetch` would normalise hostile paths first).
  *
  * @module
  */
@@ -24,7 +25,10 @@ export interface EchoUpstream {
   stop(): Promise<void>;
 }
 
-/** Starts an upstream answering 200 with an {@linkcode Echo} of each request. */
+/**
+ * Starts an upstream answering 200 with an {@linkcode Echo} of each request (and a
+ * `Set-Cookie` when the path ends in `/cookie`).
+ */
 export function startEchoUpstream(): EchoUpstream {
   const seen: string[] = [];
   const server = Deno.serve(
@@ -40,13 +44,80 @@ export function startEchoUpstream(): EchoUpstream {
         headers: Object.fromEntries(request.headers),
         body: await request.text(),
       };
-      return Response.json(echo, { headers: { "x-upstream": "echo" } });
+      const headers = new Headers({ "x-upstream": "echo" });
+      // Cookies, which the proxy must keep off its own host.
+      if (echo.path.endsWith("/cookie")) {
+        headers.append("set-cookie", "remote=1; Path=/");
+      }
+      return Response.json(echo, { headers });
     },
   );
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
     seen,
     stop: () => server.shutdown(),
+  };
+}
+
+/** A running upstream that answers raw bytes (see {@linkcode startRawUpstream}). */
+export interface RawUpstream {
+  /** Base URL, e.g. `http://127.0.0.1:12345`. */
+  readonly url: string;
+  /** Stops it. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts an upstream that reads each request head and answers it with the bytes
+ * `answer` gives for its path, as they are (malformed answers included), then
+ * closes the connection.
+ */
+export function startRawUpstream(
+  answer: (path: string) => string | Uint8Array,
+): RawUpstream {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const conns = new Set<Deno.Conn>();
+  const serve = async (conn: Deno.Conn) => {
+    conns.add(conn);
+    try {
+      let head = "";
+      const buffer = new Uint8Array(16 * 1024);
+      while (!head.includes("\r\n\r\n")) {
+        const count = await conn.read(buffer);
+        if (count === null) return;
+        head += new TextDecoder().decode(buffer.subarray(0, count));
+      }
+      const reply = answer(head.split(" ")[1] ?? "/");
+      await conn.write(
+        typeof reply === "string" ? new TextEncoder().encode(reply) : reply,
+      );
+    } catch {
+      // the proxy went away
+    } finally {
+      conns.delete(conn);
+      try {
+        conn.close();
+      } catch {
+        // already closed
+      }
+    }
+  };
+  const accepting = (async () => {
+    for await (const conn of listener) serve(conn);
+  })().catch(() => {});
+  return {
+    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    async stop() {
+      listener.close();
+      for (const conn of conns) {
+        try {
+          conn.close();
+        } catch {
+          // already closed
+        }
+      }
+      await accepting;
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createMemoryLog } from "../../lib/log.ts";
+import { InvalidResponseError } from "../../lib/http1/client.ts";
 import { createProxyApp, type ProxyAppOptions } from "./app.ts";
 import { parseRoutes } from "./routes.ts";
 
@@ -173,6 +174,24 @@ Deno.test("createProxyApp() maps remote failures to 502 and 504", async (t) => {
       );
     },
   );
+  await t.step(
+    "502 that names an invalid answer, not a network problem",
+    async () => {
+      const { app, log } = setup(() => {
+        throw new InvalidResponseError(
+          "Invalid header line from the remote: no colon",
+        );
+      });
+      const response = await app.request("/api/x");
+      assert.equal(response.status, 502);
+      assert.deepEqual(await response.json(), {
+        message: 'Remote of route "api" answered with an invalid HTTP response',
+      });
+      assert.deepEqual(log.at("WARNING"), [
+        'Remote of route "api" answered with an invalid HTTP response: Invalid header line from the remote: no colon',
+      ]);
+    },
+  );
   await t.step("504 when the remote is slower than the time-out", async () => {
     const { app } = setup(
       (request) =>
@@ -253,4 +272,48 @@ Deno.test("createProxyApp() relays a POST that declares no body without one", as
   await response.body?.cancel();
   assert.equal(calls[0]?.body, null);
   assert.equal(calls[0]?.headers.get("transfer-encoding"), null);
+});
+
+Deno.test("createProxyApp() keeps cookies between the caller and the proxy's host", async () => {
+  const { app, calls } = setup(() =>
+    new Response("ok", {
+      headers: [["set-cookie", "remote=1; Path=/"], ["set-cookie2", "old=1"]],
+    })
+  );
+  const response = await app.request("/api/x", {
+    headers: { cookie: "other-app-session=s3cret", cookie2: '$Version="1"' },
+  });
+  assert.equal(await response.text(), "ok");
+  assert.equal(response.headers.get("set-cookie"), null);
+  assert.equal(response.headers.get("set-cookie2"), null);
+  assert.equal(calls[0]?.headers.get("cookie"), null);
+  assert.equal(calls[0]?.headers.get("cookie2"), null);
+});
+
+Deno.test("createProxyApp() points a redirect within the route's base at the proxy", async (t) => {
+  const cases: [string, string, string][] = [
+    ["a relative path", "/base/target?page=2#top", "/api/target?page=2#top"],
+    ["a relative reference", "c", "/api/a/c"],
+    ["an absolute URL", "https://remote.example/base/t", "/api/t"],
+    [
+      "another origin",
+      "https://other.example/base/t",
+      "https://other.example/base/t",
+    ],
+    ["a path outside the base", "/login", "/login"],
+  ];
+  for (const [name, location, expected] of cases) {
+    await t.step(name, async () => {
+      const { app } = setup(() =>
+        new Response(null, {
+          status: 302,
+          headers: { location, "content-location": location },
+        })
+      );
+      const response = await app.request("http://proxy.local:8002/api/a/b");
+      assert.equal(response.status, 302);
+      assert.equal(response.headers.get("location"), expected);
+      assert.equal(response.headers.get("content-location"), expected);
+    });
+  }
 });

@@ -1,6 +1,8 @@
 /**
  * The remote call of the proxy: method, headers and streamed body out; status,
- * headers and streamed body back; 502 and 504 when the remote fails.
+ * headers (redirects within the route's base pointed at the proxy) and streamed body
+ * back; 502 when the remote is unreachable or its answer is not valid HTTP, 504 when
+ * it is too slow.
  *
  * @module
  */
@@ -12,6 +14,8 @@ import {
   prepareCallerHeaders,
   remoteRequestHeaders,
 } from "./_headers.ts";
+import { proxiedLocation } from "./_location.ts";
+import { isInvalidAnswer } from "./_invalid_answer.ts";
 import type { BodyWatcher, Http1RequestInit } from "../../lib/http1/client.ts";
 import type { ProxyRoute } from "./routes.ts";
 
@@ -125,10 +129,11 @@ export function createRelay(options: RelayOptions): Relay {
       if (
         phase === "body" && error !== undefined && !controller.signal.aborted
       ) {
+        const what = isInvalidAnswer(error)
+          ? "sent an invalid HTTP response body (cut short)"
+          : "broke off its answer";
         log.warn(
-          `Remote of route "${route.name}" broke off its answer: ${
-            errorText(error)
-          }`,
+          `Remote of route "${route.name}" ${what}: ${errorText(error)}`,
         );
       }
       phase = "done";
@@ -149,6 +154,8 @@ export function createRelay(options: RelayOptions): Relay {
         },
         controller.signal,
       );
+    // A redirect within the route's base leads the caller back through the proxy.
+    const relocate = (value: string) => proxiedLocation(value, route, target);
     let prepared = false;
     const init: Http1RequestInit = {
       method: request.method,
@@ -158,7 +165,7 @@ export function createRelay(options: RelayOptions): Relay {
       signal: controller.signal,
       answerHeaders(pairs) {
         prepared = true;
-        return callerHeaderPairs(pairs, allowOrigin);
+        return callerHeaderPairs(pairs, allowOrigin, relocate);
       },
       onBody: bodyRead,
     };
@@ -190,8 +197,12 @@ export function createRelay(options: RelayOptions): Relay {
       const query = href.indexOf("?");
       const reason = query < 0 ? errorText(error) : errorText(error)
         .replaceAll(href, `${href.slice(0, query)}?…`);
-      log.warn(`Remote of route "${route.name}" is unreachable: ${reason}`);
-      return fail(502, `Remote of route "${route.name}" is unreachable`);
+      // Also a 502, but not a network problem: say so.
+      const what = isInvalidAnswer(error)
+        ? "answered with an invalid HTTP response"
+        : "is unreachable";
+      log.warn(`Remote of route "${route.name}" ${what}: ${reason}`);
+      return fail(502, `Remote of route "${route.name}" ${what}`);
     }
     if (phase === "head") {
       phase = "body";
@@ -213,7 +224,7 @@ export function createRelay(options: RelayOptions): Relay {
         headers: remote.headers,
       },
     );
-    prepareCallerHeaders(response.headers, allowOrigin);
+    prepareCallerHeaders(response.headers, allowOrigin, relocate);
     return response;
   };
 }

@@ -74,6 +74,60 @@ Deno.test("forwarder role under faults", async (t) => {
     },
   );
 
+  await t.step(
+    "SIGTERM waits up to 25 s for the batch, whatever HTTP_TIMEOUT_MS",
+    async () => {
+      // Posted one at a time, 6 × 700 ms: the batch outlasts HTTP_TIMEOUT_MS + 1 s
+      // (2.5 s, the bound once) but each post ends well within HTTP_TIMEOUT_MS.
+      const url = await fauxqs.createQueue("patient-stop");
+      const sink = startSink({ delayMs: 700 });
+      await fauxqs.send(url, numbered(6, "calm"));
+      const main = startMain(["forwarder"], {
+        env: env(url, sink.url, {
+          HTTP_TIMEOUT_MS: "1500",
+          FORWARD_CONCURRENCY: "1",
+        }),
+      });
+      try {
+        await sink.waitFor(1);
+        assert.equal(await main.stop("SIGTERM"), 0);
+        assert.equal(sink.requests.length, 6);
+        assert.deepEqual(await fauxqs.counts(url), { visible: 0, inFlight: 0 });
+        assert.ok(
+          !main.stderr.some((line) => /abandon|not posted/.test(line)),
+          main.stderr.join("\n"),
+        );
+      } finally {
+        await sink.stop();
+      }
+    },
+  );
+
+  await t.step(
+    "a queue whose visibility timeout is 0 has each message posted once",
+    async () => {
+      const url = await fauxqs.createQueue("no-visibility", {
+        VisibilityTimeout: "0",
+      });
+      const sink = startSink({ delayMs: 1000 });
+      await fauxqs.send(url, ["once"]);
+      const main = startMain(["forwarder"], { env: env(url, sink.url) });
+      try {
+        await main.waitFor(
+          /\[WARNING\] The queue's visibility timeout is 0 s: .*set QUEUE_VISIBILITY_TIMEOUT/,
+        );
+        await sink.waitFor(1);
+        await until(emptied(url));
+        // Long enough for a message visible again at once to be posted again.
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        assert.deepEqual(sink.bodies(), ['"once"']);
+      } finally {
+        assert.equal(await main.stop("SIGTERM"), 0);
+        await sink.stop();
+      }
+    },
+  );
+
   await t.step("kill -9 mid-batch then a restart loses nothing", async () => {
     const url = await fauxqs.createQueue("killed");
     const sink = startSink({ delayMs: 300 });

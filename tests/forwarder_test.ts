@@ -191,6 +191,42 @@ Deno.test("forwarder role through main.ts", async (t) => {
   );
 
   await t.step(
+    "warns once per message deleted after a 401 or a redirect",
+    async () => {
+      const url = await fauxqs.createQueue("refusing");
+      const sink = startSink({
+        reply: (r) =>
+          r.body.includes("moved")
+            ? new Response(null, {
+              status: 301,
+              headers: { location: "https://new.example.com/in" },
+            })
+            : new Response("no", { status: 401 }),
+      });
+      await fauxqs.send(url, ["denied", "moved"]);
+      const main = startMain(["forwarder"], { env: base(url, sink.url) });
+      try {
+        await sink.waitFor(2);
+        await until(emptied(url));
+        await main.waitFor(
+          /\[WARNING\] Endpoint answered 401 Unauthorized for message \S+: deleted \(the spec deletes after any status; list 401 in FORWARD_RETRY_STATUSES to keep such messages\)$/,
+        );
+        await main.waitFor(
+          /\[WARNING\] Endpoint answered 301 Moved Permanently \(Location "https:\/\/new\.example\.com\/in"\) for message \S+: deleted, the redirect not followed/,
+        );
+        assert.equal(sink.requests.length, 2, "the redirect is not followed");
+      } finally {
+        assert.equal(await main.stop("SIGTERM"), 0);
+        await sink.stop();
+      }
+      assert.equal(
+        main.stderr.filter((line) => /Endpoint answered/.test(line)).length,
+        2,
+      );
+    },
+  );
+
+  await t.step(
     "forwards a batch of large multibyte bodies intact",
     async () => {
       // About 21 KB each: the receive reply (about 240 KB) is larger than one read of
@@ -316,6 +352,27 @@ Deno.test("forwarder role through main.ts", async (t) => {
       /Invalid QUEUE_REGION "bad region!": expected a region/,
     );
   });
+
+  await t.step(
+    "exits 2 when an AWS queue URL names another region than QUEUE_REGION",
+    async () => {
+      const main = startMain(["forwarder"], {
+        env: {
+          QUEUE_URL: "https://eu-west-1.queue.amazonaws.com/123456789012/q",
+          QUEUE_REGION: "us-east-1",
+          QUEUE_ACCESS_KEY_ID: "a",
+          QUEUE_SECRET_ACCESS_KEY: "b",
+          HTTP_ENDPOINT: "http://127.0.0.1:1/",
+          AUTH_BEARER_TOKEN: "Bearer x",
+        },
+      });
+      assert.equal(await main.exited(), 2);
+      assert.match(
+        main.stderr.join("\n"),
+        /QUEUE_REGION "us-east-1" does not match QUEUE_URL "https:\/\/eu-west-1\.queue\.amazonaws\.com\/123456789012\/q", whose host names region eu-west-1: set QUEUE_REGION=eu-west-1/,
+      );
+    },
+  );
 
   await t.step(
     "exits 1 naming a profile that gives no credentials",

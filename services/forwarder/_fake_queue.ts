@@ -21,6 +21,10 @@ export interface FakeQueue extends Queue {
   readonly deleteCalls: string[][];
   /** Ids of the messages of each visibility extension, in call order. */
   readonly extended: string[][];
+  /** Seconds each visibility extension asked for, in call order. */
+  readonly extendedBy: number[];
+  /** The visibility timeout each receive call asked for, in call order. */
+  readonly receiveVisibility: (number | undefined)[];
 }
 
 /** Returns `count` messages `${prefix}0`..., of FIFO group `groupId` when given. */
@@ -52,6 +56,8 @@ export function createFakeQueue(
   const deleted: string[] = [];
   const deleteCalls: string[][] = [];
   const extended: string[][] = [];
+  const extendedBy: number[] = [];
+  const receiveVisibility: (number | undefined)[] = [];
   return {
     get receives() {
       return receives;
@@ -65,9 +71,12 @@ export function createFakeQueue(
     deleted,
     deleteCalls,
     extended,
+    extendedBy,
+    receiveVisibility,
     visibilityTimeout: () => Promise.resolve(visibilitySeconds),
-    async receive(signal) {
+    async receive(signal, visibilityTimeout) {
       receives++;
+      receiveVisibility.push(visibilityTimeout);
       receiving++;
       peakReceiving = Math.max(peakReceiving, receiving);
       try {
@@ -90,8 +99,9 @@ export function createFakeQueue(
       deleteCalls.push(batch.map((message) => message.id));
       return Promise.resolve([]);
     },
-    extendVisibility(batch) {
+    extendVisibility(batch, seconds) {
       extended.push(batch.map((message) => message.id));
+      extendedBy.push(seconds);
       return Promise.resolve([]);
     },
   };

@@ -6,8 +6,11 @@
  * @module
  */
 import { backoffDelay, type BackoffOptions, sleep } from "../../lib/backoff.ts";
-import { errorText, type Log } from "../../lib/log.ts";
+import { raceSignal } from "../../lib/deadline.ts";
+import type { Log } from "../../lib/log.ts";
+import { causeText } from "./cause_text.ts";
 import { createDeleteGatherer } from "./delete_gatherer.ts";
+import { deletedReplyWarning } from "./deleted_reply_warning.ts";
 import { groupChains } from "./group_chains.ts";
 import { startHeartbeat } from "./heartbeat.ts";
 import { createLimiter } from "./limiter.ts";
@@ -15,7 +18,7 @@ import { createMetrics, type ForwarderMetrics } from "./metrics.ts";
 import { createSlots } from "./slots.ts";
 import type { Post } from "./poster.ts";
 import type { Queue, QueueMessage } from "./sqs_queue.ts";
-import { createVisibilityLookup } from "./visibility.ts";
+import { createVisibilityLookup, type Visibility } from "./visibility.ts";
 
 /** Tuning of {@linkcode createForwarder}. */
 export interface ForwarderTuning {
@@ -34,7 +37,10 @@ export interface ForwarderTuning {
   batchSize?: number;
   /** Replies with these statuses leave the message in the queue. @default none */
   retryStatuses?: ReadonlySet<number>;
-  /** Visibility timeout asked for on receive, in seconds; the queue's when unset. */
+  /**
+   * Visibility timeout asked for on receive, in seconds; the queue's when unset (see
+   * `visibility.ts` for the floor of the extensions).
+   */
   visibilityTimeout?: number;
   /** Longest wait at stop for the batches in hand. @default 25000 */
   shutdownTimeoutMs?: number;
@@ -75,8 +81,9 @@ const SQS_BATCH_MAX = 10;
 
 /**
  * Returns a {@linkcode Forwarder}. Per message: the body is logged at INFO and posted;
- * any HTTP status outside `retryStatuses` gets the message deleted; an error (refused,
- * DNS, time-out) is logged at ERROR and leaves it in the queue. A failed receive is
+ * any HTTP status outside `retryStatuses` gets the message deleted (one that is not
+ * 2xx with a WARNING naming the message and the status); an error (refused, DNS,
+ * time-out) is logged at ERROR and leaves it in the queue. A failed receive is
  * logged at ERROR and retried with capped, jittered backoff; the loop never ends on its
  * own.
  *
@@ -104,7 +111,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   const stopping = new AbortController();
   const aborting = new AbortController();
   const deletes = new Set<Promise<void>>();
-  const visibilitySeconds = createVisibilityLookup({
+  const visibilityOf = createVisibilityLookup({
     queue,
     log,
     configured: tuning.visibilityTimeout,
@@ -117,7 +124,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     log.info(message.body);
     const started = performance.now();
     try {
-      const status = await post(message.body, aborting.signal);
+      const reply = await post(message.body, aborting.signal);
+      const { status } = reply;
       metrics.observePost(performance.now() - started);
       if (retryStatuses.has(status)) {
         metrics.count("retried");
@@ -127,6 +135,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         return false;
       }
       metrics.count("posted");
+      // The spec deletes after any status: say so when it is not a success, or a
+      // wrong token (401) or a moved endpoint drains the queue unnoticed.
+      if (status < 200 || status > 299) {
+        log.warn(deletedReplyWarning(message.id, reply));
+      }
       return true;
     } catch (error) {
       if (aborting.signal.aborted) {
@@ -139,7 +152,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       metrics.count("failed");
       log.error(
         `Cannot post message ${message.id}: ${
-          errorText(error)
+          causeText(error)
         }; left in the queue`,
       );
       return false;
@@ -159,7 +172,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       log.error(
         `Cannot delete ${messages.length} message${
           messages.length === 1 ? "" : "s"
-        }: ${errorText(error)}; ${
+        }: ${causeText(error)}; ${
           messages.length === 1 ? "it" : "they"
         } will be delivered again`,
       );
@@ -172,13 +185,17 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     set.add(tracked);
   }
 
-  async function handle(messages: QueueMessage[]): Promise<void> {
+  async function handle(
+    messages: QueueMessage[],
+    visibility: Visibility,
+  ): Promise<void> {
     metrics.count("received", messages.length);
     const heartbeat = startHeartbeat({
       queue,
       log,
       messages,
-      visibilitySeconds: await visibilitySeconds(),
+      visibilitySeconds: visibility.seconds,
+      extendBySeconds: visibility.extendBy,
     });
     const posted: QueueMessage[] = []; // loose messages: one batch delete at the end
     // SQS hands out a group's next messages only once these are deleted: a group's
@@ -226,8 +243,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     // A receive reserves room for a whole batch first: nothing waits unposted.
     while (await inHand.take(batchSize, stopping.signal)) {
       let messages: QueueMessage[];
+      let visibility: Visibility;
       try {
-        messages = await queue.receive(stopping.signal);
+        // Known before the first receive: it may have to ask for a visibility timeout.
+        visibility = await raceSignal(visibilityOf(), stopping.signal);
+        messages = await queue.receive(stopping.signal, visibility.receive);
         failures = 0;
       } catch (error) {
         inHand.give(batchSize);
@@ -236,7 +256,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
           const delay = backoffDelay(failures++, tuning.backoff);
           log.error(
             `Cannot receive from the queue: ${
-              errorText(error)
+              causeText(error)
             }; retrying in ${delay} ms`,
           );
           backingOff = sleep(delay, stopping.signal).finally(() =>
@@ -247,7 +267,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         continue;
       }
       inHand.give(batchSize - messages.length);
-      if (messages.length > 0) track(batches, handle(messages));
+      if (messages.length > 0) track(batches, handle(messages, visibility));
       else if (tuning.emptyReceivePauseMs) {
         await sleep(tuning.emptyReceivePauseMs, stopping.signal);
       }

@@ -5,8 +5,11 @@
 import assert from "node:assert/strict";
 import { createMemoryLog } from "../../lib/log.ts";
 import { createForwarder } from "./forwarder.ts";
+import type { PostReply } from "./poster.ts";
 import type { QueueMessage } from "./sqs_queue.ts";
 import { createFakeQueue, messages, until } from "./_fake_queue.ts";
+
+const OK: PostReply = { status: 200 };
 
 /** A post that waits until `release()`, counting the posts in flight. */
 function heldPost() {
@@ -19,7 +22,7 @@ function heldPost() {
     peak = Math.max(peak, posting);
     await released;
     posting--;
-    return 200;
+    return OK;
   };
   return {
     post,
@@ -92,7 +95,7 @@ Deno.test("createForwarder() with defaults keeps one receive in flight", async (
   const queue = createFakeQueue([]);
   const forwarder = createForwarder({
     queue,
-    post: () => Promise.resolve(200),
+    post: () => Promise.resolve(OK),
     log: createMemoryLog(),
   });
   const running = forwarder.run();
@@ -152,7 +155,7 @@ Deno.test("createForwarder() posts the messages of a group one after another, in
       posting.set(group, posting.get(group)! - 1);
       finished.push(body);
       if (body === "A-2") throw new Error("refused");
-      return 200;
+      return OK;
     },
     log,
   });
@@ -188,7 +191,7 @@ Deno.test("createForwarder() keeps posted messages invisible until their batch i
       if (body === "g1") {
         await until(() => Promise.resolve(queue.extended.length > 0));
       }
-      return 200;
+      return OK;
     },
     log: createMemoryLog(),
   });
@@ -204,17 +207,17 @@ Deno.test("createForwarder() deletes a group's messages when its chain ends, not
     ...messages("slow", 1, "slow"),
     ...messages("fast", 3, "fast"),
   ]]);
-  const slow = Promise.withResolvers<number>();
+  const slow = Promise.withResolvers<PostReply>();
   const forwarder = createForwarder({
     queue,
-    post: (body) => body === "slow0" ? slow.promise : Promise.resolve(200),
+    post: (body) => body === "slow0" ? slow.promise : Promise.resolve(OK),
     log: createMemoryLog(),
   });
   const running = forwarder.run();
   // The fast group is deleted while the slow group's post still runs.
   await until(() => Promise.resolve(queue.deleted.length === 3));
   assert.deepEqual(queue.deleted, ["fast0", "fast1", "fast2"]);
-  slow.resolve(200);
+  slow.resolve(OK);
   await until(() => Promise.resolve(queue.deleted.length === 4));
   await forwarder.stop();
   await running;
@@ -228,7 +231,7 @@ Deno.test("createForwarder() deletes groups whose posts end together in one call
   const queue = createFakeQueue([groups]);
   const forwarder = createForwarder({
     queue,
-    post: () => Promise.resolve(200),
+    post: () => Promise.resolve(OK),
     log: createMemoryLog(),
   });
   const running = forwarder.run();
@@ -248,22 +251,20 @@ Deno.test("createForwarder() gathers the deletes of groups that end within the w
   const quick = ["q0", "q1", "q2"].map(group); // end at 0, 20 and 40 ms
   const slow = { ...group("slow", 0), body: "slow" };
   const queue = createFakeQueue([[slow, ...quick]]);
-  const slowPost = Promise.withResolvers<number>();
+  const slowPost = Promise.withResolvers<PostReply>();
   const forwarder = createForwarder({
     queue,
     post: (body) =>
       body === "slow"
         ? slowPost.promise
-        : new Promise((resolve) =>
-          setTimeout(() => resolve(200), Number(body))
-        ),
+        : new Promise((resolve) => setTimeout(() => resolve(OK), Number(body))),
     log: createMemoryLog(),
   });
   const running = forwarder.run();
   await until(() => Promise.resolve(queue.deleted.length === 3));
   // One call for the three quick groups, 40 ms apart, while the slow one still posts.
   assert.deepEqual(queue.deleteCalls, [["q0", "q1", "q2"]]);
-  slowPost.resolve(200);
+  slowPost.resolve(OK);
   await until(() => Promise.resolve(queue.deleted.length === 4));
   assert.deepEqual(queue.deleteCalls.at(-1), ["slow"]);
   await forwarder.stop();
@@ -277,7 +278,7 @@ Deno.test("createForwarder() deletes a group only after the visibility extension
     ...messages("a", 1, "a"),
     ...messages("s", 1, "s"),
   ]], 1);
-  const post = Promise.withResolvers<number>();
+  const post = Promise.withResolvers<PostReply>();
   const forwarder = createForwarder({
     queue: {
       ...queue,
@@ -304,7 +305,7 @@ Deno.test("createForwarder() deletes a group only after the visibility extension
   });
   const running = forwarder.run();
   await until(() => Promise.resolve(events.length > 0));
-  post.resolve(200); // a's chain ends while the extension naming it is under way
+  post.resolve(OK); // a's chain ends while the extension naming it is under way
   await new Promise((resolve) => setTimeout(resolve, 100));
   assert.deepEqual(events, ["extend a0,s0"], "a's delete waits");
   extension.resolve();
@@ -378,7 +379,7 @@ Deno.test("createForwarder() backs off once for all receivers while the queue is
       deleteBatch: () => Promise.resolve([]),
       extendVisibility: () => Promise.resolve([]),
     },
-    post: () => Promise.resolve(200),
+    post: () => Promise.resolve(OK),
     log,
     settings: {
       receivers: 10,

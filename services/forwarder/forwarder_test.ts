@@ -6,7 +6,7 @@ import { createMetrics } from "./metrics.ts";
 import { createPoster } from "./poster.ts";
 import { createSqsQueue, type Queue } from "./sqs_queue.ts";
 import { startSink } from "./_test_sink.ts";
-import { until } from "./_fake_queue.ts";
+import { createFakeQueue, messages, until } from "./_fake_queue.ts";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 
 function setup(
@@ -24,7 +24,6 @@ function setup(
       queueUrl,
       maxMessages: 10,
       waitTimeSeconds: 1,
-      visibilityTimeout: tuning.visibilityTimeout,
     }),
     post: createPoster({ endpoint, token: "Bearer t", timeoutMs }),
     log,
@@ -116,7 +115,10 @@ Deno.test("createForwarder()", async (t) => {
       await forwarder.stop();
       await sink.stop();
       assert.equal(metrics.value("retried"), 1);
-      assert.match(log.at("WARNING")[0]!, /answered 503/);
+      assert.equal(
+        log.at("WARNING").filter((line) => /answered 503/.test(line)).length,
+        1,
+      );
     },
   );
 
@@ -199,6 +201,8 @@ Deno.test("createForwarder()", async (t) => {
       log.at("ERROR")[0]!,
       /^Cannot receive from the queue: .+; retrying in \d+ ms$/,
     );
+    // The SDK's "The specified queue does not exist." loses its period before ";".
+    assert.doesNotMatch(log.at("ERROR")[0]!, /\.;/);
     await fauxqs.createQueue("later");
     await fauxqs.send(url, ["finally"]);
     await sink.waitFor(1);
@@ -281,7 +285,7 @@ Deno.test("createForwarder() asks for the queue's visibility timeout once, also 
   const log = createMemoryLog();
   const forwarder = createForwarder({
     queue,
-    post: () => Promise.resolve(200),
+    post: () => Promise.resolve({ status: 200 }),
     log,
     settings: { emptyReceivePauseMs: 60_000 },
   });
@@ -294,4 +298,82 @@ Deno.test("createForwarder() asks for the queue's visibility timeout once, also 
   assert.equal(asked, 1);
   assert.equal(log.at("WARNING").length, 1);
   assert.match(log.at("WARNING")[0]!, /assuming 30 s/);
+});
+
+Deno.test("createForwarder() deletes after a reply that is not 2xx with one WARNING naming the message", async () => {
+  const batch = messages("m", 5);
+  const queue = createFakeQueue([batch]);
+  const log = createMemoryLog();
+  const replies: Record<string, { status: number; location?: string }> = {
+    m0: { status: 200 },
+    m1: { status: 401 },
+    m2: { status: 404 },
+    m3: { status: 308, location: "https://new.example.com/in" },
+    m4: { status: 503 },
+  };
+  const forwarder = createForwarder({
+    queue,
+    post: (body) => Promise.resolve(replies[body]!),
+    log,
+    settings: { retryStatuses: new Set([503]) },
+  });
+  const running = forwarder.run();
+  await until(() => Promise.resolve(queue.deleted.length === 4));
+  await forwarder.stop();
+  await running;
+  assert.deepEqual(queue.deleted.toSorted(), ["m0", "m1", "m2", "m3"]);
+  const keep =
+    "(the spec deletes after any status; list 401 in FORWARD_RETRY_STATUSES to keep such messages)";
+  assert.deepEqual(log.at("WARNING").toSorted(), [
+    `Endpoint answered 308 Permanent Redirect (Location "https://new.example.com/in") for message m3: deleted, the redirect not followed (the spec deletes after any status; set HTTP_ENDPOINT to the new address, or list 308 in FORWARD_RETRY_STATUSES to keep such messages)`,
+    `Endpoint answered 401 Unauthorized for message m1: deleted ${keep}`,
+    `Endpoint answered 404 Not Found for message m2: deleted ${
+      keep.replace("401", "404")
+    }`,
+    "Endpoint answered 503 for message m4: left in the queue for redelivery",
+  ]);
+});
+
+Deno.test("createForwarder() on a queue whose visibility timeout is 0 asks for 30 s on receive, once warned", async () => {
+  const queue = createFakeQueue([messages("z", 1)], 0);
+  const log = createMemoryLog();
+  const forwarder = createForwarder({
+    queue,
+    post: () => Promise.resolve({ status: 200 }),
+    log,
+  });
+  const running = forwarder.run();
+  await until(() => Promise.resolve(queue.deleted.length === 1));
+  await until(() => Promise.resolve(queue.receives >= 2));
+  await forwarder.stop();
+  await running;
+  // Every receive, the first included: a message received is never visible at once.
+  assert.ok(queue.receiveVisibility.every((seconds) => seconds === 30));
+  assert.deepEqual(log.at("WARNING").length, 1);
+  assert.match(
+    log.at("WARNING")[0]!,
+    /^The queue's visibility timeout is 0 s: .*set QUEUE_VISIBILITY_TIMEOUT/,
+  );
+});
+
+Deno.test("createForwarder() extends a short visibility timeout by 30 s", async () => {
+  const queue = createFakeQueue([messages("s", 1)]);
+  const log = createMemoryLog();
+  const forwarder = createForwarder({
+    queue,
+    // Outlasts two thirds of the 1 s asked for on receive: one extension.
+    post: async () => {
+      await until(() => Promise.resolve(queue.extended.length > 0));
+      return { status: 200 };
+    },
+    log,
+    settings: { visibilityTimeout: 1 },
+  });
+  const running = forwarder.run();
+  await until(() => Promise.resolve(queue.deleted.length === 1));
+  await forwarder.stop();
+  await running;
+  assert.equal(queue.receiveVisibility[0], 1);
+  assert.deepEqual(queue.extendedBy, [30]);
+  assert.deepEqual(log.at("WARNING"), []);
 });

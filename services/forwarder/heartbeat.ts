@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { errorText, type Log } from "../../lib/log.ts";
+import type { Log } from "../../lib/log.ts";
+import { causeText } from "./cause_text.ts";
 import type { Queue, QueueMessage } from "./sqs_queue.ts";
 
 /** Error codes of an entry the queue can never extend again. */
@@ -23,9 +24,10 @@ export interface Heartbeat {
 }
 
 /**
- * Every two thirds of `visibilitySeconds` after the receive, extends the visibility of
- * the messages still being handled by `visibilitySeconds` from then, so a slow endpoint
- * does not make the queue deliver them a second time.
+ * Two thirds of `visibilitySeconds` after the receive, and then every two thirds of
+ * `extendBySeconds`, extends the visibility of the messages still being handled by
+ * `extendBySeconds` from then, so a slow endpoint does not make the queue deliver them
+ * a second time.
  *
  * @example
  * ```ts
@@ -39,13 +41,19 @@ export function startHeartbeat(options: {
   queue: Queue;
   log: Log;
   messages: readonly QueueMessage[];
+  /** How long the received messages stay invisible. */
   visibilitySeconds: number;
+  /** What each extension asks for. @default visibilitySeconds */
+  extendBySeconds?: number;
 }): Heartbeat {
   const { queue, log, visibilitySeconds } = options;
+  const extendBy = options.extendBySeconds ?? visibilitySeconds;
   const pending = new Set(options.messages);
-  const everyMs = Math.max(200, (visibilitySeconds * 1000 * 2) / 3);
+  const twoThirdsMs = (seconds: number) => Math.max(200, (seconds * 2000) / 3);
+  const everyMs = twoThirdsMs(extendBy);
   let extending: Promise<void> | undefined;
-  const timer = setInterval(() => {
+  const tick = () => {
+    timer = setTimeout(tick, everyMs);
     // One extension at a time: a tick while one is under way is skipped, so none
     // can land after `stop()` has resolved.
     if (pending.size === 0 || extending) return;
@@ -53,10 +61,10 @@ export function startHeartbeat(options: {
     const count = `${messages.length} message${
       messages.length === 1 ? "" : "s"
     }`;
-    extending = queue.extendVisibility(messages, visibilitySeconds).then(
+    extending = queue.extendVisibility(messages, extendBy).then(
       (failed) => {
         log.debug(
-          `Extended the visibility of ${count} by ${visibilitySeconds} s${
+          `Extended the visibility of ${count} by ${extendBy} s${
             failed.length > 0 ? `, ${failed.length} refused` : ""
           }`,
         );
@@ -71,10 +79,11 @@ export function startHeartbeat(options: {
       },
       (error) =>
         log.warn(
-          `Cannot extend the visibility of ${count}: ${errorText(error)}`,
+          `Cannot extend the visibility of ${count}: ${causeText(error)}`,
         ),
     ).finally(() => extending = undefined);
-  }, everyMs);
+  };
+  let timer = setTimeout(tick, twoThirdsMs(visibilitySeconds));
   return {
     done: (message) => pending.delete(message),
     async release(messages) {
@@ -82,7 +91,7 @@ export function startHeartbeat(options: {
       await extending;
     },
     async stop() {
-      clearInterval(timer);
+      clearTimeout(timer);
       await extending;
     },
   };

@@ -157,3 +157,34 @@ Deno.test("startHeartbeat() release() waits for the extension under way", async 
     clock.uninstall();
   }
 });
+
+Deno.test("startHeartbeat() extends by extendBySeconds, first within the visibility in force", async () => {
+  const clock = FakeTimers.install({ now: 0 });
+  try {
+    const asked: { at: number; seconds: number }[] = [];
+    const queue: Queue = {
+      ...slowQueue().queue,
+      extendVisibility: (_messages, seconds) => {
+        asked.push({ at: Date.now(), seconds });
+        return Promise.resolve([]);
+      },
+    };
+    const heartbeat = startHeartbeat({
+      queue,
+      log: createMemoryLog(),
+      messages: [message("a")],
+      visibilitySeconds: 3,
+      extendBySeconds: 30,
+    });
+    // Two thirds of the 3 s in force, then two thirds of each 30 s extension.
+    await clock.tickAsync(42_000);
+    await heartbeat.stop();
+    assert.deepEqual(asked, [
+      { at: 2000, seconds: 30 },
+      { at: 22_000, seconds: 30 },
+      { at: 42_000, seconds: 30 },
+    ]);
+  } finally {
+    clock.uninstall();
+  }
+});

@@ -5,7 +5,11 @@
  * @module
  */
 import { defineRole, type RoleDescriptor } from "../../lib/role.ts";
-import { credentialProblems, forwarderSettings } from "./settings.ts";
+import {
+  credentialProblems,
+  forwarderSettings,
+  queueRegionProblems,
+} from "./settings.ts";
 
 const CREDENTIALS = [
   "QUEUE_ACCESS_KEY_ID",
@@ -18,12 +22,15 @@ export const forwarderRole: RoleDescriptor = defineRole({
   name: "forwarder",
   summary: "Forwards SQS queue messages to an HTTP endpoint (sqs2http)",
   settings: forwarderSettings,
-  // Both keys or a profile: a rule across variables, reported with the others
-  // (unless one of them is already reported as malformed).
-  check: (settings, failed) =>
-    CREDENTIALS.some((name) => failed.has(name))
+  // Rules across variables, reported with the others (unless one of their
+  // variables is already reported as malformed): both keys or a profile; the region
+  // an AWS queue URL names is QUEUE_REGION.
+  check: (settings, failed) => [
+    ...(CREDENTIALS.some((name) => failed.has(name))
       ? []
-      : credentialProblems(settings),
+      : credentialProblems(settings)),
+    ...queueRegionProblems(settings),
+  ],
   // Loaded on start only: the AWS SDK weighs tens of MB that other roles do not need.
   start: async (settings, { log }) => {
     const { startForwarder } = await import("./start_forwarder.ts");

@@ -20,21 +20,30 @@ export interface PosterOptions {
   exchange?: Exchange;
 }
 
+/** What the forwarder reads of the endpoint's reply. */
+export interface PostReply {
+  /** The HTTP status, whatever it is. */
+  readonly status: number;
+  /** The `Location` header of a redirect (3xx), which is not followed. */
+  readonly location?: string;
+}
+
 /**
- * Posts one message body and resolves with the HTTP status, whatever it is. Rejects
- * when no reply came: refused connection, DNS failure, time-out, or `signal` aborted.
+ * Posts one message body and resolves with the reply's status. Rejects when no reply
+ * came: refused connection, DNS failure, time-out, or `signal` aborted.
  */
-export type Post = (body: string, signal?: AbortSignal) => Promise<number>;
+export type Post = (body: string, signal?: AbortSignal) => Promise<PostReply>;
 
 /**
  * Returns a {@linkcode Post} for one endpoint. The reply body is dropped, not read: it
  * is not inspected (a connection whose reply came whole is reused; a longer reply's
- * connection is closed).
+ * connection is closed). Redirects are not followed: a 3xx is the reply, with its
+ * `Location`.
  *
  * @example
  * ```ts
  * const post = createPoster({ endpoint: "http://127.0.0.1:9000/in", token: "Bearer x", timeoutMs: 30000 });
- * const status = await post("hello"); // body sent: "\"hello\""
+ * const { status } = await post("hello"); // body sent: "\"hello\""
  * ```
  */
 export function createPoster(options: PosterOptions): Post {
@@ -54,6 +63,9 @@ export function createPoster(options: PosterOptions): Post {
         signal: limit,
         discardBody: true,
       });
-      return reply.status;
+      const { status } = reply;
+      if (status < 300 || status > 399) return { status };
+      const location = reply.headers.find(([name]) => name === "location")?.[1];
+      return location === undefined ? { status } : { status, location };
     }, `No reply within ${options.timeoutMs} ms`);
 }

@@ -9,7 +9,16 @@ for (const transport of ["fetch", "pooled HTTP/1.1 client"] as const) {
     const http = transport === "fetch" ? undefined : createHttp1Client();
     const exchange = http?.exchange;
     const sink = startSink({
-      status: (r) => r.body.includes("teapot") ? 418 : 200,
+      reply: (r) =>
+        r.body.includes("moved")
+          ? new Response("gone", {
+            status: 301,
+            headers: { location: "https://new.example.com/in" },
+          })
+          : new Response("ok", {
+            status: r.body.includes("teapot") ? 418 : 200,
+            headers: { location: "https://ignored.example.com/" },
+          }),
       delayMs: (r) => r.body.includes("slow") ? 2000 : 0,
     });
     const post = createPoster({
@@ -22,7 +31,7 @@ for (const transport of ["fetch", "pooled HTTP/1.1 client"] as const) {
     await t.step(
       "posts the Body as a JSON string with the headers",
       async () => {
-        assert.equal(await post('{"a": 1} é ✓'), 200);
+        assert.deepEqual(await post('{"a": 1} é ✓'), { status: 200 });
         const request = sink.requests.at(-1)!;
         assert.equal(request.method, "POST");
         assert.equal(request.headers.get("authorization"), "Bearer abc");
@@ -34,14 +43,16 @@ for (const transport of ["fetch", "pooled HTTP/1.1 client"] as const) {
     await t.step(
       "resolves with an error status instead of throwing",
       async () => {
-        assert.equal(await post("teapot"), 418);
+        assert.deepEqual(await post("teapot"), { status: 418 });
       },
     );
 
     await t.step(
       "reuses the connection although it does not read the reply",
       async () => {
-        for (let i = 0; i < 3; i++) assert.equal(await post(`again ${i}`), 200);
+        for (let i = 0; i < 3; i++) {
+          assert.deepEqual(await post(`again ${i}`), { status: 200 });
+        }
         const ports = new Set(sink.requests.slice(-3).map((r) => r.remotePort));
         assert.equal(ports.size, 1);
       },
@@ -55,9 +66,21 @@ for (const transport of ["fetch", "pooled HTTP/1.1 client"] as const) {
         bodyMode: "raw",
         exchange,
       });
-      assert.equal(await raw('{"a":1}'), 200);
+      assert.deepEqual(await raw('{"a":1}'), { status: 200 });
       assert.equal(sink.requests.at(-1)!.body, '{"a":1}');
     });
+
+    await t.step(
+      "resolves with a redirect's Location and does not follow it",
+      async () => {
+        const before = sink.requests.length;
+        assert.deepEqual(await post("moved"), {
+          status: 301,
+          location: "https://new.example.com/in",
+        });
+        assert.equal(sink.requests.length, before + 1);
+      },
+    );
 
     await t.step(
       "rejects when no reply comes within the time-out",

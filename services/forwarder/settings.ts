@@ -20,6 +20,7 @@ import {
   text,
   url,
 } from "../../lib/setting_kinds.ts";
+import { queueUrlRegion } from "./queue_url.ts";
 import { statusList } from "./status_list.ts";
 
 /** A secret that must be usable as an HTTP header value. */
@@ -157,5 +158,33 @@ export function credentialProblems(settings: CredentialSettings): string[] {
   return [
     "Missing QUEUE_ACCESS_KEY_ID: access key id of the queue (or set QUEUE_PROFILE instead of both keys)",
     "Missing QUEUE_SECRET_ACCESS_KEY: secret access key of the queue (or set QUEUE_PROFILE instead of both keys)",
+  ];
+}
+
+/** The settings {@linkcode queueRegionProblems} compares. */
+export interface QueueRegionSettings {
+  readonly QUEUE_URL?: string;
+  readonly QUEUE_REGION?: string;
+}
+
+/**
+ * Returns the problem of an AWS queue URL whose host names another region than
+ * QUEUE_REGION (the calls would be signed for the wrong region and refused).
+ *
+ * @example
+ * ```ts
+ * queueRegionProblems({
+ *   QUEUE_URL: "https://sqs.eu-west-1.amazonaws.com/123/q",
+ *   QUEUE_REGION: "eu-west-1",
+ * }); // []
+ * ```
+ */
+export function queueRegionProblems(settings: QueueRegionSettings): string[] {
+  const { QUEUE_URL: url, QUEUE_REGION: region } = settings;
+  if (url === undefined || region === undefined) return [];
+  const named = queueUrlRegion(url);
+  if (named === undefined || named === region) return [];
+  return [
+    `QUEUE_REGION "${region}" does not match QUEUE_URL "${url}", whose host names region ${named}: set QUEUE_REGION=${named}, or the URL of the queue in ${region}`,
   ];
 }

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { helpText } from "../../lib/help.ts";
 import { forwarderRole } from "./mod.ts";
-import { forwarderSettings } from "./settings.ts";
+import { SettingsError } from "../../lib/settings.ts";
+import { forwarderSettings, queueRegionProblems } from "./settings.ts";
 
 /** Every bounded forwarder setting, with the range it accepts. */
 const RANGES: Record<string, [number, number | undefined]> = {
@@ -34,5 +35,83 @@ Deno.test("forwarderSettings", async (t) => {
       assert.doesNotThrow(() => setting.read(String(max)), name);
       assert.throws(() => setting.read(String(max + 1)), name);
     }
+  });
+});
+
+Deno.test("queueRegionProblems()", async (t) => {
+  await t.step("accepts a queue URL naming QUEUE_REGION, or no region", () => {
+    for (
+      const url of [
+        "https://sqs.eu-west-1.amazonaws.com/123/q",
+        "https://eu-west-1.queue.amazonaws.com/123/q",
+        "https://vpce-0a1b.sqs.eu-west-1.vpce.amazonaws.com/123/q",
+        "https://queue.amazonaws.com/123/q",
+        "http://127.0.0.1:4566/000000000000/q",
+      ]
+    ) {
+      assert.deepEqual(
+        queueRegionProblems({ QUEUE_URL: url, QUEUE_REGION: "eu-west-1" }),
+        [],
+        url,
+      );
+    }
+  });
+
+  await t.step("names both settings when the URL names another region", () => {
+    for (
+      const url of [
+        "https://sqs.eu-west-1.amazonaws.com/123/q",
+        "https://eu-west-1.queue.amazonaws.com/123/q",
+        "https://vpce-0a1b.sqs.eu-west-1.vpce.amazonaws.com/123/q",
+      ]
+    ) {
+      assert.deepEqual(
+        queueRegionProblems({ QUEUE_URL: url, QUEUE_REGION: "us-east-1" }),
+        [
+          `QUEUE_REGION "us-east-1" does not match QUEUE_URL "${url}", whose host names region eu-west-1: set QUEUE_REGION=eu-west-1, or the URL of the queue in us-east-1`,
+        ],
+      );
+    }
+  });
+
+  await t.step("says nothing when either setting is missing", () => {
+    assert.deepEqual(queueRegionProblems({ QUEUE_REGION: "us-east-1" }), []);
+    assert.deepEqual(
+      queueRegionProblems({
+        QUEUE_URL: "https://sqs.eu-west-1.amazonaws.com/123/q",
+      }),
+      [],
+    );
+  });
+
+  await t.step("stops the role's start-up with the other problems", () => {
+    assert.throws(
+      () =>
+        forwarderRole.prepare({
+          env: {
+            QUEUE_URL: "https://eu-west-1.queue.amazonaws.com/123/q",
+            QUEUE_REGION: "us-east-1",
+            QUEUE_PROFILE: "prod",
+            HTTP_ENDPOINT: "http://127.0.0.1:1/",
+            AUTH_BEARER_TOKEN: "Bearer x",
+            QUEUE_MAX_NUMBER_OF_MESSAGES: "11",
+          },
+          args: [],
+          flags: new Set(),
+        }),
+      (error) => {
+        assert.ok(error instanceof SettingsError);
+        assert.equal(error.problems.length, 2);
+        assert.match(
+          error.problems[0]!,
+          /^Invalid QUEUE_MAX_NUMBER_OF_MESSAGES/,
+        );
+        assert.match(
+          error.problems[1]!,
+          /^QUEUE_REGION "us-east-1" does not match QUEUE_URL /,
+        );
+        return true;
+      },
+    );
   });
 });

@@ -7,6 +7,7 @@ import { SQSClient, type SQSClientConfig } from "@aws-sdk/client-sqs";
 import { fromIni } from "@aws-sdk/credential-providers";
 import type { Exchange } from "../../lib/http1/exchange.ts";
 import type { Log } from "../../lib/log.ts";
+import { queueEndpoint } from "./queue_url.ts";
 import { createSdkHandler } from "./sdk_handler.ts";
 import type { CredentialSettings } from "./settings.ts";
 
@@ -15,28 +16,6 @@ export interface SqsClientSettings extends CredentialSettings {
   readonly QUEUE_REGION: string;
   readonly QUEUE_URL: string;
   readonly QUEUE_ENDPOINT_URL?: string;
-}
-
-/**
- * Returns the endpoint the client talks to: `QUEUE_ENDPOINT_URL` when set; for a queue
- * URL outside AWS (an SQS-compatible server), the queue URL's origin, with a
- * `*.localhost` host written as `localhost` (RFC 6761) so it resolves everywhere;
- * otherwise `undefined` (the SDK's regional AWS endpoint).
- *
- * @example
- * ```ts
- * queueEndpoint("http://sqs.us-east-1.localhost:4566/000000000000/q"); // "http://localhost:4566"
- * ```
- */
-export function queueEndpoint(
-  queueUrl: string,
-  endpointUrl?: string,
-): string | undefined {
-  if (endpointUrl !== undefined) return endpointUrl;
-  const url = new URL(queueUrl);
-  if (/(^|\.)amazonaws\.com(\.cn)?$/.test(url.hostname)) return undefined;
-  if (url.hostname.endsWith(".localhost")) url.hostname = "localhost";
-  return url.origin;
 }
 
 /** Whether an SDK log entry is the record of a failed command. */
@@ -94,7 +73,11 @@ export function createSqsClient(
   }
   const client = new SQSClient({
     region: settings.QUEUE_REGION,
-    endpoint: queueEndpoint(settings.QUEUE_URL, settings.QUEUE_ENDPOINT_URL),
+    endpoint: queueEndpoint(
+      settings.QUEUE_URL,
+      settings.QUEUE_REGION,
+      settings.QUEUE_ENDPOINT_URL,
+    ),
     credentials: keys
       ? {
         accessKeyId: settings.QUEUE_ACCESS_KEY_ID!,

@@ -1,32 +1,8 @@
 import assert from "node:assert/strict";
+import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { createMemoryLog } from "../../lib/log.ts";
-import { createSqsClient, queueEndpoint } from "./sqs_client.ts";
+import { createSqsClient } from "./sqs_client.ts";
 import { credentialProblems } from "./settings.ts";
-
-Deno.test("queueEndpoint()", async (t) => {
-  await t.step("prefers QUEUE_ENDPOINT_URL", () => {
-    assert.equal(
-      queueEndpoint("https://sqs.eu-west-1.amazonaws.com/1/q", "http://h:1"),
-      "http://h:1",
-    );
-  });
-  await t.step("leaves AWS queue URLs to the SDK", () => {
-    assert.equal(
-      queueEndpoint("https://sqs.eu-west-1.amazonaws.com/123/q"),
-      undefined,
-    );
-  });
-  await t.step("uses the origin of another server's queue URL", () => {
-    assert.equal(
-      queueEndpoint("http://127.0.0.1:4566/000000000000/q"),
-      "http://127.0.0.1:4566",
-    );
-    assert.equal(
-      queueEndpoint("http://sqs.us-east-1.localhost:4566/000000000000/q"),
-      "http://localhost:4566",
-    );
-  });
-});
 
 Deno.test("credentialProblems()", async (t) => {
   await t.step("accepts both keys or a profile", () => {
@@ -99,4 +75,46 @@ Deno.test("createSqsClient() says a profile beside both keys is ignored", () => 
   assert.deepEqual(log.at("WARNING"), [
     'QUEUE_PROFILE "prod" is ignored: QUEUE_ACCESS_KEY_ID and QUEUE_SECRET_ACCESS_KEY are set (unset them to use the profile)',
   ]);
+});
+
+Deno.test("createSqsClient() calls a legacy or VPC-endpoint queue URL's host without the SDK's warning", async () => {
+  for (
+    const url of [
+      "https://eu-west-1.queue.amazonaws.com/123456789012/q",
+      "https://vpce-0a1b2c3d-4e5f6a7b.sqs.eu-west-1.vpce.amazonaws.com/123456789012/q",
+    ]
+  ) {
+    const log = createMemoryLog();
+    const called: string[] = [];
+    const client = createSqsClient(
+      {
+        QUEUE_REGION: "eu-west-1",
+        QUEUE_URL: url,
+        QUEUE_ACCESS_KEY_ID: "a",
+        QUEUE_SECRET_ACCESS_KEY: "b",
+      },
+      log,
+      (target) => {
+        called.push(String(target));
+        return Promise.resolve({
+          status: 200,
+          statusText: "OK",
+          headers: [["content-type", "application/x-amz-json-1.0"]],
+          body: new TextEncoder().encode("{}"),
+        });
+      },
+    );
+    try {
+      for (let i = 0; i < 2; i++) {
+        await client.send(new ReceiveMessageCommand({ QueueUrl: url }));
+      }
+      assert.deepEqual(called, [
+        `${new URL(url).origin}/`,
+        `${new URL(url).origin}/`,
+      ]);
+      assert.deepEqual(log.entries, []);
+    } finally {
+      client.destroy();
+    }
+  }
 });

@@ -43,8 +43,14 @@ export interface FailedEntry {
 export interface Queue {
   /** The queue's own visibility timeout, in seconds. */
   visibilityTimeout(): Promise<number>;
-  /** One receive call (long polling); `[]` when nothing came. */
-  receive(signal?: AbortSignal): Promise<QueueMessage[]>;
+  /**
+   * One receive call (long polling); `[]` when nothing came. The messages stay
+   * invisible for `visibilityTimeout` seconds, or the queue's own when not given.
+   */
+  receive(
+    signal?: AbortSignal,
+    visibilityTimeout?: number,
+  ): Promise<QueueMessage[]>;
   /** Deletes up to 10 messages in one call; returns the entries that failed. */
   deleteBatch(messages: readonly QueueMessage[]): Promise<FailedEntry[]>;
   /**
@@ -63,8 +69,6 @@ export interface SqsQueueOptions {
   queueUrl: string;
   maxMessages: number;
   waitTimeSeconds: number;
-  /** Visibility timeout asked for on receive; the queue's when unset. */
-  visibilityTimeout?: number;
   /** Longest wait for a call besides the long poll itself. @default 5000 */
   callTimeoutMs?: number;
 }
@@ -133,7 +137,7 @@ export function createSqsQueue(options: SqsQueueOptions): Queue {
       return seconds;
     },
 
-    async receive(signal) {
+    async receive(signal, visibilityTimeout) {
       const reply = await bounded(
         options.waitTimeSeconds * 1000 + callTimeoutMs,
         signal,
@@ -143,7 +147,7 @@ export function createSqsQueue(options: SqsQueueOptions): Queue {
               QueueUrl: queueUrl,
               MaxNumberOfMessages: options.maxMessages,
               WaitTimeSeconds: options.waitTimeSeconds,
-              VisibilityTimeout: options.visibilityTimeout,
+              VisibilityTimeout: visibilityTimeout,
               ...(fifo ? GROUP_ID_ASKED : {}),
             }),
             { abortSignal },
@@ -199,14 +203,18 @@ export function createSqsQueue(options: SqsQueueOptions): Queue {
   };
 }
 
-/** The refused entries of a batch reply, by their index ids (see `entries`). */
+/**
+ * The refused entries of a batch reply, by their index ids (see `entries`); a reason
+ * goes in the middle of a log line, so without the queue's final period.
+ */
 function failedEntries(
   messages: readonly QueueMessage[],
   failed: readonly { Id?: string; Code?: string; Message?: string }[] = [],
 ): FailedEntry[] {
   return failed.map((failure) => ({
     message: messages[Number(failure.Id)]!,
-    reason: [failure.Code, failure.Message].filter(Boolean).join(": "),
+    reason: [failure.Code, failure.Message?.replace(/\.+$/, "")]
+      .filter(Boolean).join(": "),
     code: failure.Code,
   }));
 }

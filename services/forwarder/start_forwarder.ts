@@ -7,19 +7,27 @@
  */
 import { type RunningServer, serveApp } from "../../lib/serve.ts";
 import { createHttp1Client } from "../../lib/http1/client.ts";
-import { errorText, type Log } from "../../lib/log.ts";
+import type { Log } from "../../lib/log.ts";
 import type { RunningRole } from "../../lib/role.ts";
 import { createForwarder } from "./forwarder.ts";
 import { createMetrics } from "./metrics.ts";
 import { createMetricsApp } from "./metrics_app.ts";
 import { createPoster } from "./poster.ts";
+import { checkProfileCredentials } from "./profile_credentials.ts";
 import type { ForwarderSettings } from "./settings.ts";
 import { createSqsClient } from "./sqs_client.ts";
 import { createSqsQueue } from "./sqs_queue.ts";
 
 /**
+ * Longest wait at stop for the posts in hand, whatever HTTP_TIMEOUT_MS is (the README
+ * promises it); the wait ends as soon as they do.
+ */
+const SHUTDOWN_TIMEOUT_MS = 25_000;
+
+/**
  * Starts the forwarder loop, and the metrics endpoint when a port is set. Rejects when
- * the profile named by `QUEUE_PROFILE` gives no credentials (a retry cannot fix that).
+ * the profile named by `QUEUE_PROFILE` gives no credentials, or none within 30 s (a
+ * retry cannot fix that).
  */
 export async function startForwarder(
   settings: ForwarderSettings,
@@ -36,14 +44,13 @@ export async function startForwarder(
   };
   if (settings.QUEUE_PROFILE !== undefined) {
     try {
-      await client.config.credentials();
+      await checkProfileCredentials({
+        profile: settings.QUEUE_PROFILE,
+        credentials: () => client.config.credentials(),
+      });
     } catch (error) {
       closeClients();
-      throw new Error(
-        `No credentials for QUEUE_PROFILE "${settings.QUEUE_PROFILE}": ${
-          errorText(error)
-        }: add the profile to the shared AWS config files (~/.aws/credentials, ~/.aws/config) or set both keys`,
-      );
+      throw error;
     }
   }
   const metrics = createMetrics();
@@ -53,7 +60,6 @@ export async function startForwarder(
       queueUrl: settings.QUEUE_URL,
       maxMessages: settings.QUEUE_MAX_NUMBER_OF_MESSAGES,
       waitTimeSeconds: settings.QUEUE_WAIT_TIME_SECONDS,
-      visibilityTimeout: settings.QUEUE_VISIBILITY_TIMEOUT,
     }),
     post: createPoster({
       endpoint: settings.HTTP_ENDPOINT,
@@ -70,7 +76,7 @@ export async function startForwarder(
       batchSize: settings.QUEUE_MAX_NUMBER_OF_MESSAGES,
       retryStatuses: settings.FORWARD_RETRY_STATUSES,
       visibilityTimeout: settings.QUEUE_VISIBILITY_TIMEOUT,
-      shutdownTimeoutMs: Math.min(settings.HTTP_TIMEOUT_MS + 1000, 25_000),
+      shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS,
       emptyReceivePauseMs: settings.QUEUE_WAIT_TIME_SECONDS === 0 ? 1000 : 0,
     },
   });

@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import {
+  checkProfileCredentials,
+  PROFILE_CREDENTIALS_TIMEOUT_MS,
+} from "./profile_credentials.ts";
+
+Deno.test("checkProfileCredentials()", async (t) => {
+  await t.step("resolves once the profile gave credentials", async () => {
+    await checkProfileCredentials({
+      profile: "prod",
+      credentials: () => Promise.resolve({ accessKeyId: "a" }),
+    });
+  });
+
+  await t.step("names the profile that gives no credentials", async () => {
+    await assert.rejects(
+      checkProfileCredentials({
+        profile: "nosuch",
+        credentials: () => Promise.reject(new Error("Could not resolve")),
+      }),
+      {
+        message:
+          'No credentials for QUEUE_PROFILE "nosuch": Could not resolve: add the profile to the shared AWS config files (~/.aws/credentials, ~/.aws/config) or set both keys',
+      },
+    );
+  });
+
+  await t.step(
+    "gives up on a credential process that does not answer",
+    async () => {
+      const started = performance.now();
+      await assert.rejects(
+        checkProfileCredentials({
+          profile: "hang",
+          credentials: () => new Promise(() => {}),
+          timeoutMs: 100,
+        }),
+        {
+          message:
+            'No credentials for QUEUE_PROFILE "hang" within 0.1 s: its credential_process or SSO login did not answer; check that `aws configure export-credentials --profile hang` answers at once, or set both keys',
+        },
+      );
+      assert.ok(performance.now() - started < 2000);
+    },
+  );
+
+  await t.step("waits 30 s by default", () => {
+    assert.equal(PROFILE_CREDENTIALS_TIMEOUT_MS, 30_000);
+  });
+});

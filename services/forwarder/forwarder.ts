@@ -115,6 +115,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     queue,
     log,
     configured: tuning.visibilityTimeout,
+    signal: stopping.signal,
   });
   let running: Promise<void> | undefined;
   let unposted = 0; // messages let go unposted once the stop gave up on the posts

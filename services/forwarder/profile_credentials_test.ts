@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
 import {
   checkProfileCredentials,
   PROFILE_CREDENTIALS_TIMEOUT_MS,
@@ -44,7 +45,21 @@ Deno.test("checkProfileCredentials()", async (t) => {
     },
   );
 
-  await t.step("waits 30 s by default", () => {
+  await t.step("waits 30 s by default", async () => {
     assert.equal(PROFILE_CREDENTIALS_TIMEOUT_MS, 30_000);
+    const clock = FakeTimers.install();
+    try {
+      let outcome: unknown;
+      checkProfileCredentials({
+        profile: "slow",
+        credentials: () => new Promise(() => {}),
+      }).catch((error) => outcome = error);
+      await clock.tickAsync(PROFILE_CREDENTIALS_TIMEOUT_MS - 1);
+      assert.equal(outcome, undefined);
+      await clock.tickAsync(1);
+      assert.match(String(outcome), /within 30 s/);
+    } finally {
+      clock.uninstall();
+    }
   });
 });

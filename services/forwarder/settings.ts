@@ -1,6 +1,7 @@
 /**
- * Every environment variable the `forwarder` role reads, and the one rule that spans
- * several of them (two keys or a profile).
+ * Every environment variable the `forwarder` role reads, and the two rules that span
+ * several of them: two keys or a profile, and a queue URL's region matching
+ * QUEUE_REGION.
  *
  * @module
  */
@@ -165,11 +166,15 @@ export function credentialProblems(settings: CredentialSettings): string[] {
 export interface QueueRegionSettings {
   readonly QUEUE_URL?: string;
   readonly QUEUE_REGION?: string;
+  readonly QUEUE_ENDPOINT_URL?: string;
 }
 
 /**
  * Returns the problem of an AWS queue URL whose host names another region than
- * QUEUE_REGION (the calls would be signed for the wrong region and refused).
+ * QUEUE_REGION (the calls would be signed for the wrong region and refused). With
+ * QUEUE_ENDPOINT_URL set, the calls go there and the URL's host plays no part (a local
+ * ElasticMQ or LocalStack reached with the production queue URL): nothing is checked.
+ * A FIPS pseudo-region (`us-east-1-fips`, `fips-us-east-1`) names its region.
  *
  * @example
  * ```ts
@@ -182,8 +187,10 @@ export interface QueueRegionSettings {
 export function queueRegionProblems(settings: QueueRegionSettings): string[] {
   const { QUEUE_URL: url, QUEUE_REGION: region } = settings;
   if (url === undefined || region === undefined) return [];
+  if (settings.QUEUE_ENDPOINT_URL !== undefined) return [];
   const named = queueUrlRegion(url);
-  if (named === undefined || named === region) return [];
+  const plain = region.replace(/^fips-|-fips$/, "");
+  if (named === undefined || named === plain) return [];
   return [
     `QUEUE_REGION "${region}" does not match QUEUE_URL "${url}", whose host names region ${named}: set QUEUE_REGION=${named}, or the URL of the queue in ${region}`,
   ];

@@ -74,6 +74,38 @@ Deno.test("queueRegionProblems()", async (t) => {
     }
   });
 
+  await t.step("lets QUEUE_ENDPOINT_URL decide where the calls go", () => {
+    // A local ElasticMQ or LocalStack reached with the production queue URL.
+    assert.deepEqual(
+      queueRegionProblems({
+        QUEUE_URL: "https://sqs.eu-west-1.amazonaws.com/000000000000/q",
+        QUEUE_REGION: "elasticmq",
+        QUEUE_ENDPOINT_URL: "http://localhost:9324",
+      }),
+      [],
+    );
+  });
+
+  await t.step("reads a FIPS pseudo-region as its region", () => {
+    for (const region of ["us-east-1-fips", "fips-us-east-1"]) {
+      assert.deepEqual(
+        queueRegionProblems({
+          QUEUE_URL: "https://sqs-fips.us-east-1.amazonaws.com/123/q",
+          QUEUE_REGION: region,
+        }),
+        [],
+        region,
+      );
+    }
+    assert.equal(
+      queueRegionProblems({
+        QUEUE_URL: "https://sqs-fips.us-east-1.amazonaws.com/123/q",
+        QUEUE_REGION: "us-west-2-fips",
+      }).length,
+      1,
+    );
+  });
+
   await t.step("says nothing when either setting is missing", () => {
     assert.deepEqual(queueRegionProblems({ QUEUE_REGION: "us-east-1" }), []);
     assert.deepEqual(

@@ -41,8 +41,8 @@ export interface FailedEntry {
 
 /** What the forwarder needs from a queue. */
 export interface Queue {
-  /** The queue's own visibility timeout, in seconds. */
-  visibilityTimeout(): Promise<number>;
+  /** The queue's own visibility timeout, in seconds; `signal` abandons the ask. */
+  visibilityTimeout(signal?: AbortSignal): Promise<number>;
   /**
    * One receive call (long polling); `[]` when nothing came. The messages stay
    * invisible for `visibilityTimeout` seconds, or the queue's own when not given.
@@ -117,10 +117,10 @@ export function createSqsQueue(options: SqsQueueOptions): Queue {
     }));
 
   return {
-    async visibilityTimeout() {
+    async visibilityTimeout(signal) {
       const reply = await bounded(
         callTimeoutMs,
-        undefined,
+        signal,
         (abortSignal) =>
           client.send(
             new GetQueueAttributesCommand({

@@ -61,6 +61,8 @@ export function createVisibilityLookup(options: {
   queue: Queue;
   log: Log;
   configured?: number;
+  /** The forwarder's stop: abandons an ask under way, without a WARNING. */
+  signal?: AbortSignal;
 }): () => Promise<Visibility> {
   const { queue, log, configured } = options;
   const floor = MIN_EXTENSION_SECONDS;
@@ -83,14 +85,16 @@ export function createVisibilityLookup(options: {
       current = undefined;
       failedAt = undefined;
     }
-    current ??= queue.visibilityTimeout().then(fromQueue, (error) => {
+    current ??= queue.visibilityTimeout(options.signal).then(fromQueue, (
+      error,
+    ) => {
       failedAt = Date.now();
-      if (!warned) {
+      if (!warned && !options.signal?.aborted) {
         warned = true;
         log.warn(
           `Cannot read the queue's visibility timeout: ${
             causeText(error)
-          }; assuming ${FALLBACK_VISIBILITY_SECONDS} s and asking for it on each receive (set QUEUE_VISIBILITY_TIMEOUT)`,
+          }; assuming ${FALLBACK_VISIBILITY_SECONDS} s and asking for it on each receive until the queue tells its own (if it refuses GetQueueAttributes, set QUEUE_VISIBILITY_TIMEOUT)`,
         );
       }
       return visibility(

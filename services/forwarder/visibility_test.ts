@@ -85,9 +85,29 @@ Deno.test("createVisibilityLookup() falls back to 30 s after a failed ask, warns
     assert.deepEqual(await lookup(), { seconds: 90, extendBy: 90 });
     assert.equal(asks(), 3);
     assert.deepEqual(log.at("WARNING"), [
-      "Cannot read the queue's visibility timeout: AccessDenied; assuming 30 s and asking for it on each receive (set QUEUE_VISIBILITY_TIMEOUT)",
+      "Cannot read the queue's visibility timeout: AccessDenied; assuming 30 s and asking for it on each receive until the queue tells its own (if it refuses GetQueueAttributes, set QUEUE_VISIBILITY_TIMEOUT)",
     ]);
   } finally {
     clock.uninstall();
   }
+});
+
+Deno.test("createVisibilityLookup() abandons an ask under way at the stop, without a WARNING", async () => {
+  const stop = new AbortController();
+  let asked: AbortSignal | undefined;
+  const queue = {
+    visibilityTimeout: (signal?: AbortSignal) => {
+      asked = signal;
+      return new Promise<number>((_, reject) =>
+        signal?.addEventListener("abort", () => reject(signal.reason))
+      );
+    },
+  } as Queue;
+  const log = createMemoryLog();
+  const lookup = createVisibilityLookup({ queue, log, signal: stop.signal });
+  const looking = lookup();
+  assert.equal(asked, stop.signal);
+  stop.abort();
+  assert.equal((await looking).seconds, 30);
+  assert.deepEqual(log.entries, []);
 });

@@ -46,12 +46,19 @@ export interface MainOptions {
   writeLog?: (line: string) => void;
   /** How the user starts the program, for `--help`. @default "deno task start" */
   program?: string;
+  /**
+   * How long a stop requested while a role starts waits for that start to end, so
+   * the role is stopped with the others. @default 5000
+   */
+  lateStartMs?: number;
 }
 
 /**
  * Runs the program and resolves with its exit code.
  */
 export async function main(options: MainOptions): Promise<number> {
+  let stopSignal: string | undefined; // a signal before the roles start: none starts
+  options.stopRequested.then((signal) => stopSignal = signal);
   const command = parseCommandLine(options.argv, options.roles);
   if (command.help) {
     options.print(helpText(options.roles, loggingSettings, options.program));
@@ -133,7 +140,19 @@ export async function main(options: MainOptions): Promise<number> {
     });
     return outcomes.every((outcome) => outcome.status === "fulfilled");
   };
+  /** Stops what started, after a signal that came before every role was up. */
+  const stopEarly = async (signal: string, during?: string) => {
+    log.info(
+      `Received ${signal}${
+        during ? ` while starting ${during}` : ""
+      }: stopping`,
+    );
+    if (!await stopAll()) return 1;
+    log.info("Stopped");
+    return 0;
+  };
   for (const { name, start } of starters) {
+    if (stopSignal !== undefined) return await stopEarly(stopSignal);
     // A start may throw at once (a port in use) or later: both are its failure.
     const starting = Promise.resolve().then(() => start(createLog(name)));
     const first = await Promise.race([
@@ -141,11 +160,11 @@ export async function main(options: MainOptions): Promise<number> {
       options.stopRequested.then((signal) => ({ signal })),
     ]);
     if ("signal" in first) {
-      // A start may wait long (a profile's credential process): the stop does not.
-      log.info(`Received ${first.signal} while starting ${name}: stopping`);
-      // Should it start after all, it is stopped; its failures no longer matter.
-      starting.then((role) => role.stop()).catch(() => {});
-      return await stopAll() ? 0 : 1;
+      // A start may wait long (a profile's credential process): the stop waits for
+      // it a little, to stop it with the others, and no longer.
+      const late = await lateStart(starting, options.lateStartMs ?? 5000);
+      if (late) running.push({ name, role: late });
+      return await stopEarly(first.signal, name);
     }
     if ("error" in first) {
       log.error(`Cannot start ${name}: ${errorText(first.error)}`);
@@ -184,6 +203,22 @@ export async function main(options: MainOptions): Promise<number> {
   if (!stopped) return 1;
   log.info("Stopped");
   return code;
+}
+
+/** The role `starting` gives within `ms`, or `undefined` (failed or still starting). */
+async function lateStart(
+  starting: Promise<RunningRole>,
+  ms: number,
+): Promise<RunningRole | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const giveUp = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([starting.catch(() => undefined), giveUp]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -178,13 +178,48 @@ Deno.test("main() stops at a signal that comes while a role is still starting", 
   const { code, logs } = run(["alpha", "slow"], [
     recordingRole("alpha", events),
     slow,
-  ], { stopRequested });
+  ], { stopRequested, lateStartMs: 10 });
   assert.equal(await code, 0);
   assert.deepEqual(events.slice(1), ["stop alpha"]);
   assert.ok(
     logs.some((line) =>
       line.endsWith("[INFO] Received SIGTERM while starting slow: stopping")
     ),
+  );
+});
+
+Deno.test("main() stops a role that ends its start soon after the signal, before returning", async () => {
+  const events: string[] = [];
+  let requestStop = (_signal: string) => {};
+  const stopRequested = new Promise<string>((resolve) => requestStop = resolve);
+  const late = defineRole({
+    name: "late",
+    summary: "late for tests",
+    settings: {},
+    async start() {
+      requestStop("SIGINT");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      events.push("started late");
+      return { stop: () => Promise.resolve(void events.push("stop late")) };
+    },
+  });
+  const { code, logs } = run(["late"], [late], { stopRequested });
+  const exit = await code;
+  events.push("returned");
+  assert.equal(exit, 0);
+  assert.deepEqual(events, ["started late", "stop late", "returned"]);
+  assert.ok(logs.some((line) => line.endsWith("[INFO] Stopped")));
+});
+
+Deno.test("main() starts nothing after a signal that came first", async () => {
+  const events: string[] = [];
+  const { code, logs } = run(["alpha"], [recordingRole("alpha", events)], {
+    stopRequested: Promise.resolve("SIGTERM"),
+  });
+  assert.equal(await code, 0);
+  assert.deepEqual(events, []);
+  assert.ok(
+    logs.some((line) => line.endsWith("[INFO] Received SIGTERM: stopping")),
   );
 });
 

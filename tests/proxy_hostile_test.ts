@@ -3,11 +3,13 @@
  * before sending): none may reach anything outside the registered base URL.
  */
 import assert from "node:assert/strict";
-import { serveApp } from "../lib/serve.ts";
 import { createMemoryLog } from "../lib/log.ts";
-import { createProxyApp } from "../services/proxy/app.ts";
 import { parseRoutes } from "../services/proxy/routes.ts";
-import { rawRequest, startEchoUpstream } from "../services/proxy/_testing.ts";
+import {
+  rawRequest,
+  serveTestProxy,
+  startEchoUpstream,
+} from "../services/proxy/_testing.ts";
 
 const HOSTILE: [target: string, status: 400 | 404][] = [
   ["/api/../secret", 400],
@@ -56,15 +58,9 @@ async function withProxy(
 ) {
   const echo = startEchoUpstream();
   const log = createMemoryLog();
-  const app = createProxyApp({
+  const server = serveTestProxy({
     routes: parseRoutes(`api=${echo.url}/base,root=${echo.url}`),
     log,
-  });
-  const server = serveApp(app, {
-    hostname: "127.0.0.1",
-    port: 0,
-    log,
-    name: "proxy",
   });
   try {
     await fn(server.port, echo);

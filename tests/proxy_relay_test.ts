@@ -2,12 +2,14 @@
  * The proxy app on a real `Deno.serve`, relaying to real upstreams on 127.0.0.1.
  */
 import assert from "node:assert/strict";
-import { serveApp } from "../lib/serve.ts";
 import { createMemoryLog } from "../lib/log.ts";
-import { createProxyApp } from "../services/proxy/app.ts";
 import { createHttp1Client } from "../lib/http1/client.ts";
 import { parseRoutes } from "../services/proxy/routes.ts";
-import { type Echo, startEchoUpstream } from "../services/proxy/_testing.ts";
+import {
+  type Echo,
+  serveTestProxy,
+  startEchoUpstream,
+} from "../services/proxy/_testing.ts";
 import { requireBinary } from "./_helpers.ts";
 import { makeTestTls } from "./_tls.ts";
 
@@ -186,7 +188,7 @@ async function withProxy(
   const behaviour = startBehaviourUpstream();
   const log = createMemoryLog();
   const client = createHttp1Client();
-  const app = createProxyApp({
+  const server = serveTestProxy({
     fetch: transport === "fetch" ? fetch : client.fetch,
     routes: parseRoutes(
       // Port 1 (tcpmux) is closed: a port free a moment ago could become the proxy's.
@@ -195,12 +197,6 @@ async function withProxy(
     log,
     timeoutMs: 1000,
     callerTimeoutMs,
-  });
-  const server = serveApp(app, {
-    hostname: "127.0.0.1",
-    port: 0,
-    log,
-    name: "proxy",
   });
   try {
     await fn({ proxy: server.url, echo, behaviour, log });
@@ -561,18 +557,12 @@ Deno.test("proxy ends the call of a caller that stalls past its limit: 408 mid-u
   const echo = startEchoUpstream();
   const log = createMemoryLog();
   const client = createHttp1Client();
-  const app = createProxyApp({
+  const server = serveTestProxy({
     fetch: client.fetch,
     routes: parseRoutes(`echo=${echo.url}/base`),
     log,
     timeoutMs: 1000,
     callerTimeoutMs: 300,
-  });
-  const server = serveApp(app, {
-    hostname: "127.0.0.1",
-    port: 0,
-    log,
-    name: "proxy",
   });
   const conn = await Deno.connect({
     hostname: "127.0.0.1",
@@ -646,18 +636,12 @@ Deno.test({
     );
     const client = Deno.createHttpClient({ caCerts: [tls.ca] });
     const log = createMemoryLog();
-    const app = createProxyApp({
+    const server = serveTestProxy({
       fetch: (input, init) => fetch(input, { ...init, client }),
       routes: parseRoutes(`s=https://127.0.0.1:${remote.addr.port}/api`),
       log,
       timeoutMs: 1000,
       callerTimeoutMs: 400,
-    });
-    const server = serveApp(app, {
-      hostname: "127.0.0.1",
-      port: 0,
-      log,
-      name: "proxy",
     });
     try {
       // A raw caller: it reads the head, then nothing for a while, so the proxy's

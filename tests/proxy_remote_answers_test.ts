@@ -4,12 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { deflateRawSync, deflateSync } from "node:zlib";
-import { serveApp } from "../lib/serve.ts";
 import { createMemoryLog } from "../lib/log.ts";
-import { createProxyApp } from "../services/proxy/app.ts";
 import { createHttp1Client } from "../lib/http1/client.ts";
 import { parseRoutes } from "../services/proxy/routes.ts";
-import { startRawUpstream } from "../services/proxy/_testing.ts";
+import { serveTestProxy } from "../services/proxy/_testing.ts";
+import { startRawServer } from "../lib/http1/_testing.ts";
 
 const TEXT = "hello, deflated world; ".repeat(20);
 const ZLIB = deflateSync(TEXT);
@@ -56,22 +55,19 @@ async function withProxy(
   transport: "pooled client" | "fetch",
   fn: (proxy: string, log: ReturnType<typeof createMemoryLog>) => Promise<void>,
 ) {
-  const upstream = startRawUpstream((path) =>
-    ANSWERS[path] ?? "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n"
+  const upstream = startRawServer(
+    (head) =>
+      ANSWERS[head.split(" ")[1] ?? "/"] ??
+        "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n",
+    { closeAfterAnswer: true },
   );
   const log = createMemoryLog();
   const client = createHttp1Client();
-  const app = createProxyApp({
+  const server = serveTestProxy({
     fetch: transport === "fetch" ? fetch : client.fetch,
     routes: parseRoutes(`x=${upstream.url}/r`),
     log,
     timeoutMs: 2000,
-  });
-  const server = serveApp(app, {
-    hostname: "127.0.0.1",
-    port: 0,
-    log,
-    name: "proxy",
   });
   try {
     await fn(server.url, log);

@@ -70,11 +70,12 @@ export function requestHead(
   return { text: `${head}\r\n`, chunked };
 }
 
-/** A header name: an RFC 9110 token. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-/** What no header value may hold (a `Headers` object refuses them too). */
-const BAD_VALUE = /[\0\r\n]/;
+/**
+ * A well-formed header line: a token name (RFC 9110), blanks before the colon
+ * (which RFC 9112 has a proxy remove), and a value with no NUL, CR or LF (which a
+ * `Headers` object refuses too).
+ */
+const HEADER_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+)[ \t]*:([^\0\r\n]*)$/;
 
 /**
  * Parses a status line and headers (bytes as Latin-1, as HTTP defines them). Throws
@@ -95,33 +96,9 @@ export function parseHead(bytes: Uint8Array): Answer {
   }
   const headers: [string, string][] = [];
   for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    const colon = line.indexOf(":");
-    // Values are not quoted: they may carry secrets.
-    if (line.startsWith(" ") || line.startsWith("\t")) {
-      throw new InvalidResponseError(
-        "Invalid header line from the remote: a folded line (obs-fold)",
-      );
-    }
-    if (colon < 0) {
-      throw new InvalidResponseError(
-        "Invalid header line from the remote: no colon",
-      );
-    }
-    // Blanks before the colon: RFC 9112 has a proxy remove them.
-    const name = line.slice(0, colon).trimEnd();
-    if (!TOKEN.test(name)) {
-      throw new InvalidResponseError(
-        `Invalid header line from the remote: name "${preview(name)}"`,
-      );
-    }
-    const value = line.slice(colon + 1).trim();
-    if (BAD_VALUE.test(value)) {
-      throw new InvalidResponseError(
-        `Invalid header line from the remote: the value of "${name}" holds a NUL, CR or LF`,
-      );
-    }
-    headers.push([name.toLowerCase(), value]);
+    const line = HEADER_LINE.exec(lines[i]!);
+    if (!line) throw invalidHeaderLine(lines[i]!);
+    headers.push([line[1]!.toLowerCase(), line[2]!.trim()]);
   }
   return {
     http10: status[1] === "0",
@@ -129,6 +106,23 @@ export function parseHead(bytes: Uint8Array): Answer {
     statusText: status[3] ?? "",
     headers,
   };
+}
+
+/** What is wrong with a header line {@linkcode HEADER_LINE} refused. */
+function invalidHeaderLine(line: string): InvalidResponseError {
+  const colon = line.indexOf(":");
+  const name = line.slice(0, Math.max(colon, 0)).trimEnd();
+  // Values are not quoted: they may carry secrets.
+  const problem = line.startsWith(" ") || line.startsWith("\t")
+    ? "a folded line (obs-fold)"
+    : colon < 0
+    ? "no colon"
+    : !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)
+    ? `name "${preview(name)}"`
+    : `the value of "${name}" holds a NUL, CR or LF`;
+  return new InvalidResponseError(
+    `Invalid header line from the remote: ${problem}`,
+  );
 }
 
 /**

@@ -194,8 +194,16 @@ function databaseFile(path: string): string | undefined {
   const inMemory = name === "" || name === ":memory:" ||
     new URLSearchParams(query).get("mode") === "memory";
   if (inMemory) return undefined;
-  // SQLite takes an authority only when empty or "localhost".
-  return decodeURIComponent(name.replace(/^\/\/(localhost)?(?=\/)/, ""));
+  // SQLite takes an authority only when empty or "localhost"; with another, or
+  // malformed escapes, there is no folder to make and SQLite says what is wrong.
+  const [, authority, local = ""] = /^\/\/([^/]*)(.*)$/.exec(name) ??
+    [, "", name];
+  if (authority !== "" && authority !== "localhost") return undefined;
+  try {
+    return decodeURIComponent(local);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs one statement, turning SQLite's "database is locked" into our error. */

@@ -211,3 +211,16 @@ Deno.test("openSqliteMessageStore() stores nothing once the highest id is the la
     store.close();
   }
 });
+
+Deno.test("openSqliteMessageStore() leaves an SQLite URI it cannot place to SQLite", () => {
+  using db = tempDb();
+  // Another host: SQLite refuses it, and no folder is made for it meanwhile.
+  const host = `homewire-test-${crypto.randomUUID()}`;
+  assert.throws(() => openSqliteMessageStore(`file://${host}${db.path}`));
+  assert.throws(() => Deno.statSync(`/${host}`), Deno.errors.NotFound);
+  // Malformed escapes: SQLite's own error, not the decoder's "URI malformed".
+  assert.throws(
+    () => openSqliteMessageStore(`file:${db.path}%zz`),
+    (error) => error instanceof Error && !/URI malformed/.test(error.message),
+  );
+});

@@ -5,20 +5,25 @@
  *
  * @module
  */
+import { resolveTarget } from "./resolve_target.ts";
 import type { ProxyRoute } from "./routes.ts";
 
 /**
  * Returns the proxy's path for `value` (`/{name}/{rest}`, query and fragment kept)
  * when `value`, resolved against `target` (the URL that was called), has the route's
- * origin and lies within its path prefix; `value` as it is otherwise. The path has no
- * scheme or host, so it works by whatever host the caller reaches the proxy.
+ * origin, lies within its path prefix, and is where the proxy sends that path (a
+ * path the proxy refuses, or maps elsewhere, such as `/base` of a base registered as
+ * `/base/`, is never given: a browser would loop or fail). Otherwise `value` as it
+ * is, made absolute when it was relative (a relative value is the remote's, and the
+ * browser would resolve it against the proxy). The proxy's path has no scheme or
+ * host, so it works by whatever host the caller reaches the proxy.
  *
  * @example
  * ```ts
  * const [route] = parseRoutes("api=https://remote.example/base");
  * const target = "https://remote.example/base/old";
  * proxiedLocation("/base/new?page=2", route!, target); // "/api/new?page=2"
- * proxiedLocation("https://elsewhere.example/", route!, target); // unchanged
+ * proxiedLocation("/login", route!, target); // "https://remote.example/login"
  * ```
  */
 export function proxiedLocation(
@@ -32,12 +37,23 @@ export function proxiedLocation(
   } catch {
     return value;
   }
-  if (url.origin !== route.origin) return value;
+  const proxied = proxyPath(url, route);
+  if (proxied !== undefined) return proxied;
+  return URL.canParse(value) ? value : url.href;
+}
+
+/** The proxy's path that leads to exactly `url`, if there is one. */
+function proxyPath(url: URL, route: ProxyRoute): string | undefined {
+  if (url.origin !== route.origin) return undefined;
   const path = url.pathname;
   const within = route.prefix === "" || path === route.prefix ||
     path.startsWith(`${route.prefix}/`);
-  if (!within) return value;
-  return `/${route.name}${
+  if (!within) return undefined;
+  const proxied = `/${route.name}${
     path.slice(route.prefix.length)
-  }${url.search}${url.hash}`;
+  }${url.search}`;
+  const back = resolveTarget([route], proxied);
+  const withoutHash = url.href.slice(0, url.href.length - url.hash.length);
+  if (back.kind !== "target" || back.url !== withoutHash) return undefined;
+  return `${proxied}${url.hash}`;
 }

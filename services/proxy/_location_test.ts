@@ -37,16 +37,43 @@ Deno.test("proxiedLocation() maps any path of a base at the root", () => {
   );
 });
 
-Deno.test("proxiedLocation() leaves a URL outside the base as it is", () => {
+Deno.test("proxiedLocation() makes a relative URL outside the base absolute", () => {
+  const cases: [string, string][] = [
+    ["/login", "https://remote.example/login"],
+    ["/basement/x", "https://remote.example/basement/x"],
+    ["../../x", "https://remote.example/x"],
+    ["//elsewhere.example/base", "https://elsewhere.example/base"],
+  ];
+  for (const [value, expected] of cases) {
+    assert.equal(proxiedLocation(value, api!, TARGET), expected, value);
+  }
+});
+
+Deno.test("proxiedLocation() never gives a path the proxy would not send there", () => {
+  const [slashed] = parseRoutes("api=http://h.example/base/");
+  const target = "http://h.example/base/x";
+  // The proxy sends /api to /base/: a remote dropping the slash would loop.
+  assert.equal(
+    proxiedLocation("/base", slashed!, target),
+    "http://h.example/base",
+  );
+  assert.equal(proxiedLocation("/base/y", slashed!, target), "/api/y");
+  // Paths the proxy refuses: an encoded slash, an @, an empty segment.
+  for (const path of ["/base/a%2Fb", "/base/users/@me", "/base//x"]) {
+    assert.equal(
+      proxiedLocation(path, slashed!, target),
+      `http://h.example${path}`,
+      path,
+    );
+  }
+});
+
+Deno.test("proxiedLocation() leaves an absolute URL outside the base as it is", () => {
   for (
     const value of [
-      "/other",
-      "/basement/x",
-      "../../x",
       "http://remote.example/base/target",
       "https://remote.example:8443/base/target",
       "https://elsewhere.example/base/target",
-      "//elsewhere.example/base",
       "mailto:someone@remote.example",
       "http://[not a host/",
     ]

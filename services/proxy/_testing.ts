@@ -1,10 +1,12 @@
 /**
- * Test support shared by the proxy suites: a real echoing upstream on 127.0.0.1, an
- * upstream answering raw bytes (`Deno.serve` only writes valid answers), and raw
- * HTTP/1.1 requests over TCP (`fetch` would normalise hostile paths first).
+ * Test support shared by the proxy suites: a real echoing upstream on 127.0.0.1, raw
+ * HTTP/1.1 requests over TCP (`fetch` would normalise hostile paths first), and the
+ * proxy served on a free port.
  *
  * @module
  */
+import { type RunningServer, serveApp } from "../../lib/serve.ts";
+import { createProxyApp, type ProxyAppOptions } from "./app.ts";
 
 /** What the echo upstream answers: the request as it arrived. */
 export interface Echo {
@@ -56,68 +58,6 @@ export function startEchoUpstream(): EchoUpstream {
     url: `http://127.0.0.1:${server.addr.port}`,
     seen,
     stop: () => server.shutdown(),
-  };
-}
-
-/** A running upstream that answers raw bytes (see {@linkcode startRawUpstream}). */
-export interface RawUpstream {
-  /** Base URL, e.g. `http://127.0.0.1:12345`. */
-  readonly url: string;
-  /** Stops it. */
-  stop(): Promise<void>;
-}
-
-/**
- * Starts an upstream that reads each request head and answers it with the bytes
- * `answer` gives for its path, as they are (malformed answers included), then
- * closes the connection.
- */
-export function startRawUpstream(
-  answer: (path: string) => string | Uint8Array,
-): RawUpstream {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const conns = new Set<Deno.Conn>();
-  const serve = async (conn: Deno.Conn) => {
-    conns.add(conn);
-    try {
-      let head = "";
-      const buffer = new Uint8Array(16 * 1024);
-      while (!head.includes("\r\n\r\n")) {
-        const count = await conn.read(buffer);
-        if (count === null) return;
-        head += new TextDecoder().decode(buffer.subarray(0, count));
-      }
-      const reply = answer(head.split(" ")[1] ?? "/");
-      await conn.write(
-        typeof reply === "string" ? new TextEncoder().encode(reply) : reply,
-      );
-    } catch {
-      // the proxy went away
-    } finally {
-      conns.delete(conn);
-      try {
-        conn.close();
-      } catch {
-        // already closed
-      }
-    }
-  };
-  const accepting = (async () => {
-    for await (const conn of listener) serve(conn);
-  })().catch(() => {});
-  return {
-    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
-    async stop() {
-      listener.close();
-      for (const conn of conns) {
-        try {
-          conn.close();
-        } catch {
-          // already closed
-        }
-      }
-      await accepting;
-    },
   };
 }
 
@@ -220,4 +160,14 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** Serves a proxy app on a free 127.0.0.1 port, as the role does, for tests. */
+export function serveTestProxy(options: ProxyAppOptions): RunningServer {
+  return serveApp(createProxyApp(options), {
+    hostname: "127.0.0.1",
+    port: 0,
+    log: options.log,
+    name: "proxy",
+  });
 }

@@ -300,7 +300,11 @@ Deno.test("createProxyApp() points a redirect within the route's base at the pro
       "https://other.example/base/t",
       "https://other.example/base/t",
     ],
-    ["a path outside the base", "/login", "/login"],
+    [
+      "a path outside the base, made absolute",
+      "/login",
+      "https://remote.example/login",
+    ],
   ];
   for (const [name, location, expected] of cases) {
     await t.step(name, async () => {

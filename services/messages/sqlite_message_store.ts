@@ -86,11 +86,13 @@ export function openSqliteMessageStore(
     ),
     get: db.prepare("SELECT id, author, message FROM messages WHERE id = ?"),
     // One statement, so the id rule holds under concurrent writers too; no row
-    // when the next id would pass MAX_ID.
+    // when the next id would pass MAX_ID. MAX(id) stays in scalar subqueries, which
+    // SQLite answers from the end of the index: in a FROM subquery it scans the
+    // whole table on every create.
     create: db.prepare(
       `INSERT INTO messages (id, author, message)
-       SELECT next, ?, ? FROM (SELECT COALESCE(MAX(id), 0) + 1 AS next FROM messages)
-       WHERE next <= ${MAX_ID}
+       SELECT (SELECT COALESCE(MAX(id), 0) + 1 FROM messages), ?, ?
+       WHERE (SELECT COALESCE(MAX(id), 0) FROM messages) < ${MAX_ID}
        RETURNING id, author, message`,
     ),
     update: db.prepare(

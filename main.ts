@@ -141,18 +141,17 @@ export async function main(options: MainOptions): Promise<number> {
     return outcomes.every((outcome) => outcome.status === "fulfilled");
   };
   /** Stops what started, after a signal that came before every role was up. */
-  const stopEarly = async (signal: string, during?: string) => {
-    log.info(
-      `Received ${signal}${
-        during ? ` while starting ${during}` : ""
-      }: stopping`,
-    );
+  const stopEarly = async () => {
     if (!await stopAll()) return 1;
     log.info("Stopped");
     return 0;
   };
+
   for (const { name, start } of starters) {
-    if (stopSignal !== undefined) return await stopEarly(stopSignal);
+    if (stopSignal !== undefined) {
+      log.info(`Received ${stopSignal}: stopping`);
+      return await stopEarly();
+    }
     // A start may throw at once (a port in use) or later: both are its failure.
     const starting = Promise.resolve().then(() => start(createLog(name)));
     const first = await Promise.race([
@@ -160,11 +159,12 @@ export async function main(options: MainOptions): Promise<number> {
       options.stopRequested.then((signal) => ({ signal })),
     ]);
     if ("signal" in first) {
+      log.info(`Received ${first.signal} while starting ${name}: stopping`);
       // A start may wait long (a profile's credential process): the stop waits for
       // it a little, to stop it with the others, and no longer.
       const late = await lateStart(starting, options.lateStartMs ?? 5000);
       if (late) running.push({ name, role: late });
-      return await stopEarly(first.signal, name);
+      return await stopEarly();
     }
     if ("error" in first) {
       log.error(`Cannot start ${name}: ${errorText(first.error)}`);

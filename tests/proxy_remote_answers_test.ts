@@ -49,6 +49,8 @@ const ANSWERS: Record<string, string | Uint8Array> = {
   "/r/folded": answer(["x-a: 1", "  folded", "content-length: 2"], "ok"),
   "/r/length": answer(["content-length: abc"], "ok"),
   "/r/status": "HTTP/1.1 2000 OK\r\ncontent-length: 2\r\n\r\nok",
+  "/r/control": answer(["x-a: a\x01b", "content-length: 2"], "ok"),
+  "/r/bare-lf": "HTTP/1.1 200 OK\nx-a: 1\ncontent-length: 2\n\nok",
 };
 
 async function withProxy(
@@ -92,7 +94,8 @@ async function nextWarning(
 for (const transport of ["pooled client", "fetch"] as const) {
   Deno.test(`[${transport}] proxy answers 502 for a remote answer that is not valid HTTP, and says so`, async (t) => {
     await withProxy(transport, async (proxy, log) => {
-      for (const path of ["header-line", "folded", "length", "status"]) {
+      const paths = ["header-line", "folded", "length", "status", "control"];
+      for (const path of paths) {
         await t.step(path, async () => {
           const before = log.at("WARNING").length;
           const response = await fetch(`${proxy}/x/${path}`);
@@ -113,6 +116,15 @@ for (const transport of ["pooled client", "fetch"] as const) {
           assert.doesNotMatch(warning, /unreachable/);
         });
       }
+    });
+  });
+
+  Deno.test(`[${transport}] proxy relays an answer whose lines end in a bare LF`, async () => {
+    await withProxy(transport, async (proxy) => {
+      const response = await fetch(`${proxy}/x/bare-lf`);
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get("x-a"), "1");
+      assert.equal(await response.text(), "ok");
     });
   });
 

@@ -89,8 +89,10 @@ export class ByteReader {
   }
 
   /**
-   * Returns the bytes up to and without the first `\r\n\r\n` (an answer's head),
-   * consuming the separator. Throws past `limit` bytes or at end of stream.
+   * Returns the bytes up to and without the first blank line (an answer's head),
+   * consuming it. Lines may end in CRLF or in a bare LF, which RFC 9112 (2.2) lets a
+   * recipient take as a line end (small hand-written servers send it; `fetch` takes
+   * it). Throws past `limit` bytes or at end of stream.
    */
   async readHead(limit: number): Promise<Uint8Array> {
     let from = 3; // offset from the start already searched (a match looks back 3)
@@ -99,13 +101,20 @@ export class ByteReader {
       const start = this.#start;
       const end = this.#end;
       for (let i = start + from; i < end; i++) {
-        if (
-          buffer[i] === 10 && buffer[i - 1] === 13 && buffer[i - 2] === 10 &&
-          buffer[i - 3] === 13
-        ) {
-          this.#start = i + 1;
-          return buffer.subarray(start, i - 3);
-        }
+        if (buffer[i] !== 10) continue;
+        // The LF ending a blank line: right after another LF, or after CR LF.
+        const blank = buffer[i - 1] === 10
+          ? i - 1
+          : buffer[i - 1] === 13 && buffer[i - 2] === 10
+          ? i - 2
+          : -1;
+        if (blank < 0) continue;
+        this.#start = i + 1;
+        // Without the line end of the head's last line.
+        return buffer.subarray(
+          start,
+          buffer[blank - 1] === 13 ? blank - 1 : blank,
+        );
       }
       if (this.buffered > limit) {
         throw new InvalidResponseError(

@@ -15,6 +15,7 @@ import {
   latin1,
   latin1Into,
   parseHead,
+  refuseControlCharacters,
   type RequestBody,
   type RequestHead,
 } from "./_wire.ts";
@@ -102,6 +103,7 @@ export async function send(
         body: small.body,
       };
     }
+    if (!lean) refuseControlCharacters(answer.headers);
     const response = answerBody(
       answer,
       reader,

@@ -75,7 +75,7 @@ export function requestHead(
  * (which RFC 9112 has a proxy remove), and a value with no NUL, CR or LF (which a
  * `Headers` object refuses too).
  */
-const HEADER_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+)[ \t]*:([^\0\r\n]*)$/;
+const HEADER_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+)[ \t]*:([^\0\r\n]*)\r?$/;
 
 /**
  * Parses a status line and headers (bytes as Latin-1, as HTTP defines them). Throws
@@ -84,8 +84,9 @@ const HEADER_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+)[ \t]*:([^\0\r\n]*)$/;
  * token, or a value with a NUL, CR or LF.
  */
 export function parseHead(bytes: Uint8Array): Answer {
-  const lines = fromLatin1(bytes).split("\r\n");
-  const first = lines[0] ?? "";
+  // Lines end in CRLF, or in a bare LF (RFC 9112 2.2): HEADER_LINE takes the CR.
+  const lines = fromLatin1(bytes).split("\n");
+  const first = lines[0]?.replace(/\r$/, "") ?? "";
   // The reason phrase as RFC 9112 has it (which the Response constructor checks).
   const status = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([\t\x20-\x7e\x80-\xff]*))?$/
     .exec(first);
@@ -97,7 +98,7 @@ export function parseHead(bytes: Uint8Array): Answer {
   const headers: [string, string][] = [];
   for (let i = 1; i < lines.length; i++) {
     const line = HEADER_LINE.exec(lines[i]!);
-    if (!line) throw invalidHeaderLine(lines[i]!);
+    if (!line) throw invalidHeaderLine(lines[i]!.replace(/\r$/, ""));
     headers.push([line[1]!.toLowerCase(), line[2]!.trim()]);
   }
   return {
@@ -106,6 +107,26 @@ export function parseHead(bytes: Uint8Array): Answer {
     statusText: status[3] ?? "",
     headers,
   };
+}
+
+/** A control character other than HTAB, which RFC 9110 allows in no header value. */
+const CONTROL = /[\0-\x08\x0a-\x1f\x7f]/;
+
+/**
+ * Throws an {@linkcode InvalidResponseError} when a header value holds a control
+ * character. An answer handed on as a `Response` must not: `fetch` refuses such an
+ * answer, and `Deno.serve` fails writing the value on (a relayed answer would take the
+ * process down). Whole answers read by a program keep the values as sent.
+ */
+export function refuseControlCharacters(headers: [string, string][]): void {
+  const found = headers.find(([, value]) => CONTROL.test(value));
+  if (found) {
+    throw new InvalidResponseError(
+      `Invalid header line from the remote: the value of "${
+        found[0]
+      }" holds a control character`,
+    );
+  }
 }
 
 /** What is wrong with a header line {@linkcode HEADER_LINE} refused. */

@@ -19,7 +19,8 @@ export const messagesRole = defineRole({
   settings: {
     ...listenSettings("MESSAGES", 8001),
     MESSAGES_DB: text({
-      description: "SQLite database file (:memory: keeps records in memory)",
+      description:
+        "SQLite database file or file: URI (:memory: keeps records in memory)",
       default: "./data/messages.sqlite3",
     }),
     MESSAGES_TOKEN: optional(headerSecret({

@@ -53,7 +53,8 @@ function proxyPath(url: URL, route: ProxyRoute): string | undefined {
     path.slice(route.prefix.length)
   }${url.search}`;
   const back = resolveTarget([route], proxied);
-  const withoutHash = url.href.slice(0, url.href.length - url.hash.length);
-  if (back.kind !== "target" || back.url !== withoutHash) return undefined;
+  // (An empty `?` or `#` is dropped: the same resource.)
+  const called = `${url.origin}${path}${url.search}`;
+  if (back.kind !== "target" || back.url !== called) return undefined;
   return `${proxied}${url.hash}`;
 }

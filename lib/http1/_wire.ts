@@ -110,6 +110,7 @@ export function parseHead(bytes: Uint8Array): Answer {
 }
 
 /** A control character other than HTAB, which RFC 9110 allows in no header value. */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROL = /[\0-\x08\x0a-\x1f\x7f]/;
 
 /**

@@ -174,7 +174,16 @@ Deno.test("forwarder role through main.ts", async (t) => {
         "homewire",
         home,
       );
-      const main = startMain(["forwarder"], { env });
+      // The SDK's file variables from an env file, as deploy/ has them, not the
+      // process environment.
+      const file = `${home}/forwarder.env`;
+      await Deno.writeTextFile(
+        file,
+        `AWS_SHARED_CREDENTIALS_FILE=${env.AWS_SHARED_CREDENTIALS_FILE}\nAWS_CONFIG_FILE=${env.AWS_CONFIG_FILE}\n`,
+      );
+      delete env.AWS_SHARED_CREDENTIALS_FILE;
+      delete env.AWS_CONFIG_FILE;
+      const main = startMain(["forwarder", "--env-file", file], { env });
       try {
         await main.waitFor(
           /\[WARNING\] Endpoint answered 503 for message .*left in the queue/,

@@ -32,8 +32,8 @@ export const forwarderRole: RoleDescriptor = defineRole({
     ...queueRegionProblems(settings),
   ],
   // Loaded on start only: the AWS SDK weighs tens of MB that other roles do not need.
-  start: async (settings, { log }) => {
+  start: async (settings, { log, env }) => {
     const { startForwarder } = await import("./start_forwarder.ts");
-    return await startForwarder(settings, log);
+    return await startForwarder(settings, log, env);
   },
 });

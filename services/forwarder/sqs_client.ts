@@ -16,6 +16,14 @@ export interface SqsClientSettings extends CredentialSettings {
   readonly QUEUE_REGION: string;
   readonly QUEUE_URL: string;
   readonly QUEUE_ENDPOINT_URL?: string;
+  /**
+   * The AWS SDK's own variables for the shared config files, as the role read them
+   * (from `.env` or `--env-file` too, which the SDK alone would not see: it reads
+   * the process environment). Unset: the SDK's defaults.
+   */
+  readonly AWS_SHARED_CREDENTIALS_FILE?: string;
+  readonly AWS_CONFIG_FILE?: string;
+  readonly AWS_PROFILE?: string;
 }
 
 /** Whether an SDK log entry is the record of a failed command. */
@@ -83,7 +91,11 @@ export function createSqsClient(
         accessKeyId: settings.QUEUE_ACCESS_KEY_ID!,
         secretAccessKey: settings.QUEUE_SECRET_ACCESS_KEY!,
       }
-      : fromIni({ profile: settings.QUEUE_PROFILE }),
+      : fromIni({
+        profile: settings.QUEUE_PROFILE ?? settings.AWS_PROFILE,
+        filepath: settings.AWS_SHARED_CREDENTIALS_FILE,
+        configFilepath: settings.AWS_CONFIG_FILE,
+      }),
     logger: sdkLogger(log),
     requestHandler: createSdkHandler(exchange),
   });

@@ -118,3 +118,29 @@ Deno.test("createSqsClient() calls a legacy or VPC-endpoint queue URL's host wit
     }
   }
 });
+
+Deno.test("createSqsClient() reads a profile from the files named in its settings, not only the process environment", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "aws-files-" });
+  try {
+    Deno.writeTextFileSync(
+      `${dir}/credentials`,
+      "[hw]\naws_access_key_id = AKIDFROMFILE\naws_secret_access_key = s\n",
+    );
+    Deno.writeTextFileSync(`${dir}/config`, "");
+    const client = createSqsClient({
+      QUEUE_REGION: "eu-west-1",
+      QUEUE_URL: "https://sqs.eu-west-1.amazonaws.com/123456789012/q",
+      AWS_SHARED_CREDENTIALS_FILE: `${dir}/credentials`,
+      AWS_CONFIG_FILE: `${dir}/config`,
+      AWS_PROFILE: "hw", // as from .env: QUEUE_PROFILE unset
+    }, createMemoryLog());
+    try {
+      const credentials = await client.config.credentials();
+      assert.equal(credentials.accessKeyId, "AKIDFROMFILE");
+    } finally {
+      client.destroy();
+    }
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

@@ -9,6 +9,7 @@ import { type RunningServer, serveApp } from "../../lib/serve.ts";
 import { createHttp1Client } from "../../lib/http1/client.ts";
 import type { Log } from "../../lib/log.ts";
 import type { RunningRole } from "../../lib/role.ts";
+import type { Env } from "../../lib/settings.ts";
 import { createForwarder } from "./forwarder.ts";
 import { createMetrics } from "./metrics.ts";
 import { createMetricsApp } from "./metrics_app.ts";
@@ -27,17 +28,24 @@ const SHUTDOWN_TIMEOUT_MS = 25_000;
 /**
  * Starts the forwarder loop, and the metrics endpoint when a port is set. Rejects when
  * the profile named by `QUEUE_PROFILE` gives no credentials, or none within 30 s (a
- * retry cannot fix that).
+ * retry cannot fix that). `env` (with `.env` merged in) gives the AWS SDK's
+ * variables for its shared config files.
  */
 export async function startForwarder(
   settings: ForwarderSettings,
   log: Log,
+  env: Env = {},
 ): Promise<RunningRole> {
   log.info("sqs2http start");
   // One keep-alive HTTP/1.1 pool for the queue calls and the posts: it costs less
   // CPU per call than `fetch` (https URLs go to `fetch`).
   const http = createHttp1Client();
-  const client = createSqsClient(settings, log, http.exchange);
+  const { AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE, AWS_PROFILE } = env;
+  const client = createSqsClient(
+    { ...settings, AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE, AWS_PROFILE },
+    log,
+    http.exchange,
+  );
   const closeClients = () => {
     client.destroy();
     http.close();

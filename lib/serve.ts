@@ -140,9 +140,23 @@ export function serveApp(
       answered();
       throw error;
     }
-    if (result instanceof Promise) return result.finally(answered);
+    if (result instanceof Promise) {
+      return result.then(closingWhileDraining).finally(answered);
+    }
     answered();
-    return result;
+    return closingWhileDraining(result);
+  };
+  // An answer given once the stop has begun closes its connection: a keep-alive
+  // client then sends its next request on a new connection, which is refused
+  // before anything was sent, rather than on this one as it closes under it.
+  const closingWhileDraining = (response: Response) => {
+    if (!draining) return response;
+    try {
+      response.headers.set("connection", "close");
+    } catch {
+      // immutable headers (a `fetch` answer passed on): the close still comes
+    }
+    return response;
   };
   let server: Deno.HttpServer;
   try {

@@ -28,6 +28,8 @@ Deno.test("serveApp() finishes in-flight requests before stopping", async () => 
   release();
   const response = await pending;
   assert.equal(await response.text(), "finished");
+  // A keep-alive client is told not to send its next request on this connection.
+  assert.equal(response.headers.get("connection"), "close");
   await stopped;
 });
 

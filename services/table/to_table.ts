@@ -27,18 +27,25 @@ function toCell(value: unknown): Cell {
   return JSON.stringify(value);
 }
 
+/** Deepest nesting flattened into columns; deeper objects stay one cell. */
+const MAX_DEPTH = 32;
+
 /**
  * Flattens nested objects into dotted names: `{a: {b: 1}}` gives `{"a.b": 1}`.
- * Arrays and empty objects stay one cell, shown as JSON text.
+ * Arrays, empty objects and objects nested deeper than 32 levels stay one cell, shown
+ * as JSON text.
  */
 export function flattenRecord(
   record: Record<string, unknown>,
   prefix = "",
   into: Map<string, Cell> = new Map(),
+  depth = 0,
 ): Map<string, Cell> {
   for (const [key, value] of Object.entries(record)) {
-    if (isObject(value) && Object.keys(value).length > 0) {
-      flattenRecord(value, `${prefix}${key}.`, into);
+    if (
+      isObject(value) && Object.keys(value).length > 0 && depth < MAX_DEPTH
+    ) {
+      flattenRecord(value, `${prefix}${key}.`, into, depth + 1);
     } else {
       into.set(`${prefix}${key}`, toCell(value));
     }

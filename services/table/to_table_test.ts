@@ -88,3 +88,15 @@ Deno.test("flattenRecord() joins nested names with dots", () => {
     [["a.b.c", 1], ["d", null]],
   );
 });
+
+Deno.test("flattenRecord() keeps an object nested past 32 levels as one cell", () => {
+  // 5,000 levels, as a hostile or broken data API may send: no stack overflow.
+  let deep: Record<string, unknown> = { leaf: 1 };
+  for (let i = 0; i < 5000; i++) deep = { a: deep };
+  const flat = flattenRecord(deep);
+  assert.equal(flat.size, 1);
+  const [name, cell] = [...flat][0]!;
+  assert.equal(name, Array(33).fill("a").join("."));
+  assert.equal(typeof cell, "string");
+  assert.ok((cell as string).startsWith('{"a":{"a":'));
+});

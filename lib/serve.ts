@@ -141,7 +141,14 @@ export function serveApp(
       throw error;
     }
     if (result instanceof Promise) {
-      return result.then(closingWhileDraining).finally(answered);
+      // One derived promise per request, as `finally` alone would make.
+      return result.then((response) => {
+        answered();
+        return closingWhileDraining(response);
+      }, (error) => {
+        answered();
+        throw error;
+      });
     }
     answered();
     return closingWhileDraining(result);

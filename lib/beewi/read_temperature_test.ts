@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import FakeTimers from "@sinonjs/fake-timers";
+import { withFakeClock } from "../../tests/_fake_clock.ts";
 import { createFakeScanner } from "./_fake_scanner.ts";
 import { readTemperature } from "./read_temperature.ts";
 import type { Scanner } from "./scanner.ts";
@@ -7,18 +7,6 @@ import type { Scanner } from "./scanner.ts";
 const ADDRESS = "AA:BB:CC:DD:EE:FF";
 /** BeeWi manufacturer data: 21.5 °C, 55 %, battery 92 %. */
 const DATA = Uint8Array.of(5, 0, 2, 0, 0xd7, 0, 2, 55, 5, 0, 0, 0, 92);
-
-/** Runs `body` with faked timers and `Date` starting at 0. */
-async function withClock(
-  body: (clock: ReturnType<typeof FakeTimers.install>) => Promise<void>,
-): Promise<void> {
-  const clock = FakeTimers.install({ now: 0 });
-  try {
-    await body(clock);
-  } finally {
-    clock.uninstall();
-  }
-}
 
 /** Tracks a promise's outcome without awaiting it. */
 function track<T>(promise: Promise<T>) {
@@ -33,7 +21,7 @@ function track<T>(promise: Promise<T>) {
 }
 
 Deno.test("readTemperature() resolves the first decoded advertisement of the sensor", async () => {
-  await withClock(async (clock) => {
+  await withFakeClock(async (clock) => {
     const scanner = createFakeScanner();
     const result = track(readTemperature(ADDRESS, { scanner }));
     await clock.tickAsync(500);
@@ -66,7 +54,7 @@ Deno.test("readTemperature() resolves the first decoded advertisement of the sen
 });
 
 Deno.test("readTemperature() restarts the scan after 2000 ms and ends silently after 20000 ms", async () => {
-  await withClock(async (clock) => {
+  await withFakeClock(async (clock) => {
     const scanner = createFakeScanner();
     const result = track(readTemperature("aa:bb:cc:dd:ee:ff", { scanner }));
     await clock.tickAsync(1999);
@@ -90,7 +78,7 @@ Deno.test("readTemperature() restarts the scan after 2000 ms and ends silently a
 });
 
 Deno.test("readTemperature() reads after the restart and honours custom timings", async () => {
-  await withClock(async (clock) => {
+  await withFakeClock(async (clock) => {
     const scanner = createFakeScanner();
     const result = track(
       readTemperature(ADDRESS, { scanner, restartMs: 100, timeoutMs: 1000 }),
@@ -117,7 +105,7 @@ Deno.test("readTemperature() reads after the restart and honours custom timings"
 });
 
 Deno.test("readTemperature() rejects clearly when Bluetooth is unavailable", async () => {
-  await withClock(async (clock) => {
+  await withFakeClock(async (clock) => {
     const unavailable = new Error(
       'Bluetooth is unavailable: adapter state "unsupported"',
     );
@@ -154,7 +142,7 @@ Deno.test("readTemperature() rejects a malformed address before scanning", async
 });
 
 Deno.test("readTemperature() stops on abort and closes the scanner", async () => {
-  await withClock(async (clock) => {
+  await withFakeClock(async (clock) => {
     const scanner = createFakeScanner();
     const controller = new AbortController();
     const result = track(
@@ -181,7 +169,7 @@ Deno.test("readTemperature() stops when aborted while the scanner is made", asyn
   await t.step(
     "it closes the new scanner and rejects with the reason",
     async () => {
-      await withClock(async (clock) => {
+      await withFakeClock(async (clock) => {
         const scanner = createFakeScanner();
         const controller = new AbortController();
         const result = track(
@@ -202,7 +190,7 @@ Deno.test("readTemperature() stops when aborted while the scanner is made", asyn
   );
 
   await t.step("without an abort it scans with the scanner made", async () => {
-    await withClock(async (clock) => {
+    await withFakeClock(async (clock) => {
       const scanner = createFakeScanner();
       const result = track(
         readTemperature(ADDRESS, { createScanner: slowFactory(scanner) }),

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import FakeTimers from "@sinonjs/fake-timers";
+import { withFakeClock } from "../../tests/_fake_clock.ts";
 import { createMemoryLog } from "../../lib/log.ts";
 import { startHeartbeat } from "./heartbeat.ts";
 import type { Queue, QueueMessage } from "./sqs_queue.ts";
@@ -29,8 +29,7 @@ function slowQueue() {
 }
 
 Deno.test("startHeartbeat() extends the pending messages, one extension at a time", async () => {
-  const clock = FakeTimers.install({ now: 0 });
-  try {
+  await withFakeClock(async (clock) => {
     const { queue, calls } = slowQueue();
     const [a, b] = [message("a"), message("b")];
     const heartbeat = startHeartbeat({
@@ -57,14 +56,11 @@ Deno.test("startHeartbeat() extends the pending messages, one extension at a tim
     await stopping;
     await clock.tickAsync(10_000);
     assert.equal(calls.length, 2);
-  } finally {
-    clock.uninstall();
-  }
+  });
 });
 
 Deno.test("startHeartbeat() logs a failed extension as a warning", async () => {
-  const clock = FakeTimers.install({ now: 0 });
-  try {
+  await withFakeClock(async (clock) => {
     const log = createMemoryLog();
     const queue: Queue = {
       ...slowQueue().queue,
@@ -82,14 +78,11 @@ Deno.test("startHeartbeat() logs a failed extension as a warning", async () => {
     assert.deepEqual(log.at("WARNING"), [
       "Cannot extend the visibility of 1 message: ReceiptHandleIsInvalid",
     ]);
-  } finally {
-    clock.uninstall();
-  }
+  });
 });
 
 Deno.test("startHeartbeat() logs each entry the queue refused to extend", async () => {
-  const clock = FakeTimers.install({ now: 0 });
-  try {
+  await withFakeClock(async (clock) => {
     const log = createMemoryLog();
     const queue: Queue = {
       ...slowQueue().queue,
@@ -124,14 +117,11 @@ Deno.test("startHeartbeat() logs each entry the queue refused to extend", async 
       "Extended the visibility of 3 messages by 3 s, 2 refused",
       "Extended the visibility of 2 messages by 3 s, 1 refused",
     ]);
-  } finally {
-    clock.uninstall();
-  }
+  });
 });
 
 Deno.test("startHeartbeat() release() waits for the extension under way", async () => {
-  const clock = FakeTimers.install({ now: 0 });
-  try {
+  await withFakeClock(async (clock) => {
     const { queue, calls } = slowQueue();
     const [a, b] = [message("a"), message("b")];
     const heartbeat = startHeartbeat({
@@ -153,14 +143,11 @@ Deno.test("startHeartbeat() release() waits for the extension under way", async 
     assert.deepEqual(calls.map((call) => call.ids), [["a", "b"], ["b"]]);
     calls[1]!.release();
     await heartbeat.stop();
-  } finally {
-    clock.uninstall();
-  }
+  });
 });
 
 Deno.test("startHeartbeat() extends by extendBySeconds, first within the visibility in force", async () => {
-  const clock = FakeTimers.install({ now: 0 });
-  try {
+  await withFakeClock(async (clock) => {
     const asked: { at: number; seconds: number }[] = [];
     const queue: Queue = {
       ...slowQueue().queue,
@@ -184,7 +171,5 @@ Deno.test("startHeartbeat() extends by extendBySeconds, first within the visibil
       { at: 22_000, seconds: 30 },
       { at: 42_000, seconds: 30 },
     ]);
-  } finally {
-    clock.uninstall();
-  }
+  });
 });

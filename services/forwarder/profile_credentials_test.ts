@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import FakeTimers from "@sinonjs/fake-timers";
+import { withFakeClock } from "../../tests/_fake_clock.ts";
 import {
   checkProfileCredentials,
   PROFILE_CREDENTIALS_TIMEOUT_MS,
@@ -47,8 +47,7 @@ Deno.test("checkProfileCredentials()", async (t) => {
 
   await t.step("waits 30 s by default", async () => {
     assert.equal(PROFILE_CREDENTIALS_TIMEOUT_MS, 30_000);
-    const clock = FakeTimers.install();
-    try {
+    await withFakeClock(async (clock) => {
       let outcome: unknown;
       checkProfileCredentials({
         profile: "slow",
@@ -58,8 +57,6 @@ Deno.test("checkProfileCredentials()", async (t) => {
       assert.equal(outcome, undefined);
       await clock.tickAsync(1);
       assert.match(String(outcome), /within 30 s/);
-    } finally {
-      clock.uninstall();
-    }
+    });
   });
 });

@@ -7,6 +7,21 @@ import {
 import { startFauxqs } from "../../tests/_fauxqs.ts";
 import { createSqsQueue } from "./sqs_queue.ts";
 
+/**
+ * A stand-in SQS client answering every receive with `reply`, recording what each
+ * asked for (for what fauxqs does not show).
+ */
+function receivingClient(reply: object) {
+  const asked: ReceiveMessageCommand["input"][] = [];
+  const client = {
+    send(command: ReceiveMessageCommand) {
+      asked.push(command.input);
+      return Promise.resolve(reply);
+    },
+  } as unknown as SQSClient;
+  return { asked, client };
+}
+
 Deno.test("createSqsQueue() tells the message group of each message of a FIFO queue", async () => {
   const fauxqs = await startFauxqs();
   try {
@@ -43,20 +58,14 @@ Deno.test("createSqsQueue() leaves the group ids of a standard queue aside", asy
   // On a standard queue a group id only shares the queue fairly among tenants (fair
   // queues): it is not asked for, and ignored should it come anyway. fauxqs drops the
   // group ids of a standard queue, so a stand-in client answers as SQS would.
-  const asked: ReceiveMessageCommand["input"][] = [];
-  const client = {
-    send(command: ReceiveMessageCommand) {
-      asked.push(command.input);
-      return Promise.resolve({
-        Messages: [{
-          MessageId: "m1",
-          Body: "x",
-          ReceiptHandle: "r1",
-          Attributes: { MessageGroupId: "tenant-1" },
-        }],
-      });
-    },
-  } as unknown as SQSClient;
+  const { asked, client } = receivingClient({
+    Messages: [{
+      MessageId: "m1",
+      Body: "x",
+      ReceiptHandle: "r1",
+      Attributes: { MessageGroupId: "tenant-1" },
+    }],
+  });
   const queueOn = (queueUrl: string) =>
     createSqsQueue({ client, queueUrl, maxMessages: 10, waitTimeSeconds: 0 });
   const base = "https://sqs.eu-west-1.amazonaws.com/123456789012";
@@ -98,13 +107,7 @@ Deno.test("createSqsQueue() tells which visibility extensions the queue refused"
 });
 
 Deno.test("createSqsQueue() asks for the visibility timeout given to receive()", async () => {
-  const asked: ReceiveMessageCommand["input"][] = [];
-  const client = {
-    send(command: ReceiveMessageCommand) {
-      asked.push(command.input);
-      return Promise.resolve({});
-    },
-  } as unknown as SQSClient;
+  const { asked, client } = receivingClient({});
   const queue = createSqsQueue({
     client,
     queueUrl: "https://sqs.eu-west-1.amazonaws.com/123456789012/events",

@@ -1,21 +1,9 @@
 import assert from "node:assert/strict";
-import FakeTimers from "@sinonjs/fake-timers";
+import { withFakeClock } from "../../tests/_fake_clock.ts";
 import { createDeadlines } from "./_deadlines.ts";
 
-/** Runs `fn` on a fake clock: a loaded machine cannot make a deadline fire early. */
-async function onFakeClock(
-  fn: (clock: ReturnType<typeof FakeTimers.install>) => Promise<void>,
-) {
-  const clock = FakeTimers.install({ now: 0 });
-  try {
-    await fn(clock);
-  } finally {
-    clock.uninstall();
-  }
-}
-
 Deno.test("createDeadlines() fires a pending deadline once, after its time-out", async () => {
-  await onFakeClock(async (clock) => {
+  await withFakeClock(async (clock) => {
     const deadlines = createDeadlines(30);
     let fired = 0;
     deadlines.start(() => fired++);
@@ -30,7 +18,7 @@ Deno.test("createDeadlines() fires a pending deadline once, after its time-out",
 });
 
 Deno.test("createDeadlines() never fires a finished deadline", async () => {
-  await onFakeClock(async (clock) => {
+  await withFakeClock(async (clock) => {
     const deadlines = createDeadlines(10);
     let fired = false;
     deadlines.start(() => fired = true).done();
@@ -42,7 +30,7 @@ Deno.test("createDeadlines() never fires a finished deadline", async () => {
 });
 
 Deno.test("createDeadlines() counts again from a restart", async () => {
-  await onFakeClock(async (clock) => {
+  await withFakeClock(async (clock) => {
     const deadlines = createDeadlines(40);
     let fired = false;
     const deadline = deadlines.start(() => fired = true);
@@ -57,7 +45,7 @@ Deno.test("createDeadlines() counts again from a restart", async () => {
 });
 
 Deno.test("createDeadlines() counts a restart with its own time, and a fired deadline stays done", async () => {
-  await onFakeClock(async (clock) => {
+  await withFakeClock(async (clock) => {
     const deadlines = createDeadlines(20);
     let fired = 0;
     const deadline = deadlines.start(() => fired++);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, when missing, everything `deno task test` needs on a Debian machine:
-# Deno (from the npm registry), and Debian's influxdb, victoria-metrics, chromium and openssl
-# for the real-server and browser suites. Safe to run again: it skips what is there.
+# Deno (from the npm registry), and Debian's influxdb, victoria-metrics, chromium, openssl,
+# postgresql, mosquitto and apprise for the real-server, browser and oracle suites, and
+# qemu-user-static with the arm64 C libraries for the aarch64 suite. Safe to run again: it skips what is there.
 set -euo pipefail
 
 as_root() {
@@ -26,6 +27,12 @@ command -v influxd >/dev/null 2>&1 || missing+=(influxdb)
 command -v victoria-metrics >/dev/null 2>&1 || [ -x /usr/bin/victoria-metrics ] || missing+=(victoria-metrics)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl) # the proxy's https test
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql) # messages on PostgreSQL
+command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || missing+=(mosquitto) # collector over MQTT
+command -v apprise >/dev/null 2>&1 || missing+=(apprise) # the notifier's oracle
+command -v qemu-aarch64-static >/dev/null 2>&1 || missing+=(qemu-user-static) # the aarch64 suite
+[ -e /usr/aarch64-linux-gnu/lib/libc.so.6 ] || missing+=(libc6-arm64-cross)
+[ -e /usr/aarch64-linux-gnu/lib/libstdc++.so.6 ] || missing+=(libstdc++6-arm64-cross)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "install_deps: installing Debian packages: ${missing[*]}"
   as_root apt-get update -qq
@@ -33,7 +40,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 # The Debian packages start their services; the tests run their own instances on
 # free ports, so the system ones are not needed (failures here are harmless).
-for service in influxdb victoria-metrics; do
+for service in influxdb victoria-metrics postgresql mosquitto; do
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$service" 2>/dev/null; then
     as_root systemctl stop "$service" || true
   fi

@@ -13,15 +13,15 @@
  *
  * @module
  */
-import { combinationProblems, parseCommandLine } from "./lib/cli.ts";
-import { EnvFileError, loadEnv } from "./lib/env_file.ts";
-import { helpText } from "./lib/help.ts";
+import { combinationProblems, parseCommandLine } from "./program/cli.ts";
+import { EnvFileError, loadEnv } from "./program/env_file.ts";
+import { helpText } from "./program/help.ts";
 import { createLog, errorText, type Log } from "./lib/log.ts";
 import { configureLogging, loggingSettings } from "./lib/logging.ts";
 import type { RoleDescriptor, RunningRole } from "./lib/role.ts";
 import { parseSettings, SettingsError } from "./lib/settings.ts";
-import { DEMO_ROLES, demoBanner, demoEnv } from "./demo.ts";
-import { ROLES } from "./roles.ts";
+import { DEMO_ROLES, demoBanner, demoEnv } from "./program/demo.ts";
+import { ROLES } from "./program/roles.ts";
 
 /** Exit code for a bad command line or bad settings. */
 export const EXIT_USAGE = 2;

@@ -20,7 +20,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { createHttp1Client } from "../lib/http1/client.ts";
 import { createSqsClient } from "../services/forwarder/sqs_client.ts";
-import { createMemoryLog } from "../lib/log.ts";
+import { createMemoryLog } from "../lib/testing.ts";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { HTTPException } from "hono/http-exception";
 import { createHttpApp, limitBody } from "./http.ts";
 import { serveApp } from "./serve.ts";
-import { createMemoryLog } from "./log.ts";
+import { createMemoryLog } from "./testing.ts";
 
 Deno.test("createHttpApp()", async (t) => {
   const log = createMemoryLog();

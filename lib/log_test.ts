@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { createMemoryLog, errorText } from "./log.ts";
+import { errorText } from "./log.ts";
+import { createMemoryLog } from "./testing.ts";
 
 Deno.test("errorText() follows the cause chain without repeating a message", () => {
   const root = new Error("Connection refused");

@@ -3,7 +3,7 @@
  * its field types, the store paused during a pass, and a batch the store refuses.
  */
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../lib/log.ts";
+import { createMemoryLog } from "../lib/testing.ts";
 import { parseSettings } from "../lib/settings.ts";
 import { startWeatherStandIn } from "../services/collector/_weather_stand_in.ts";
 import { collectorSettings } from "../services/collector/settings.ts";

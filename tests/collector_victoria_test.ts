@@ -4,7 +4,7 @@
  * refuse.
  */
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../lib/log.ts";
+import { createMemoryLog } from "../lib/testing.ts";
 import { parseSettings } from "../lib/settings.ts";
 import { startWeatherStandIn } from "../services/collector/_weather_stand_in.ts";
 import { collectorSettings } from "../services/collector/settings.ts";

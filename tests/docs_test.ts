@@ -1,13 +1,19 @@
 /**
- * Every setting a role reads is documented in `.env.example` and the README.
+ * Every setting a role reads is documented in `.env.example` and in the README or `docs/`.
  */
 import assert from "node:assert/strict";
 import { loggingSettings } from "../lib/logging.ts";
-import { ROLES } from "../roles.ts";
+import { ROLES } from "../program/roles.ts";
 
 const root = new URL("../", import.meta.url);
 const envExample = await Deno.readTextFile(new URL(".env.example", root));
-const readme = await Deno.readTextFile(new URL("README.md", root));
+const pages = [await Deno.readTextFile(new URL("README.md", root))];
+for await (const entry of Deno.readDir(new URL("docs/", root))) {
+  if (entry.name.endsWith(".md")) {
+    pages.push(await Deno.readTextFile(new URL(`docs/${entry.name}`, root)));
+  }
+}
+const readme = pages.join("\n");
 
 const documented = new Set(
   envExample.split("\n")
@@ -35,7 +41,7 @@ Deno.test(".env.example lists every setting with its default", () => {
   }
 });
 
-Deno.test("the README names every setting", () => {
+Deno.test("the README and docs/ name every setting", () => {
   const missing = settings.filter(([name]) => !readme.includes(name)).map((
     [name],
   ) => name);

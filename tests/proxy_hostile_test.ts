@@ -3,7 +3,7 @@
  * before sending): none may reach anything outside the registered base URL.
  */
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../lib/log.ts";
+import { createMemoryLog } from "../lib/testing.ts";
 import { parseRoutes } from "../services/proxy/routes.ts";
 import {
   rawRequest,

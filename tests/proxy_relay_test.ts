@@ -2,7 +2,7 @@
  * The proxy app on a real `Deno.serve`, relaying to real upstreams on 127.0.0.1.
  */
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../lib/log.ts";
+import { createMemoryLog } from "../lib/testing.ts";
 import { createHttp1Client } from "../lib/http1/client.ts";
 import { parseRoutes } from "../services/proxy/routes.ts";
 import {

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { deflateRawSync, deflateSync } from "node:zlib";
-import { createMemoryLog } from "../lib/log.ts";
+import { createMemoryLog } from "../lib/testing.ts";
 import { createHttp1Client } from "../lib/http1/client.ts";
 import { parseRoutes } from "../services/proxy/routes.ts";
 import { serveTestProxy } from "../services/proxy/_testing.ts";

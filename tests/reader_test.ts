@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { linuxHasNoAdapter } from "../lib/beewi/_adapter_state.ts";
+import { linuxHasNoAdapter } from "../drivers/ble/_adapter_state.ts";
 import { startMain } from "./_helpers.ts";
 
 const ADDRESS = "AA:BB:CC:DD:EE:FF";

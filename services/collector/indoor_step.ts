@@ -7,7 +7,7 @@
 import { errorText, type Log } from "../../lib/log.ts";
 import { deadline, raceSignal } from "../../lib/deadline.ts";
 import type { Step } from "./collector.ts";
-import type { PressureSource } from "./pressure/pressure_source.ts";
+import type { PressureSource } from "../../drivers/pressure/pressure_source.ts";
 import { float, type Sample } from "./sample.ts";
 
 /** A thermometer reading (the BeeWi sensor's). */

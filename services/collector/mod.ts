@@ -5,7 +5,7 @@
  * @module
  */
 import { defineRole } from "../../lib/role.ts";
-import { createPressureSource } from "./pressure/mod.ts";
+import { createPressureSource } from "../../drivers/pressure/mod.ts";
 import { collectorSettings } from "./settings.ts";
 
 /** The `collector` role descriptor. */
@@ -26,7 +26,7 @@ export const collectorRole = defineRole({
       // Loaded on first use: the BLE stack is only needed when a thermometer is set.
       readTemperature: async (address, options) => {
         const { readTemperature } = await import(
-          "../../lib/beewi/read_temperature.ts"
+          "../../drivers/ble/read_temperature.ts"
         );
         return await readTemperature(address, { ...options, log });
       },

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { FORECAST_REPLY, startWeatherStandIn } from "./_weather_stand_in.ts";
 import { createOutdoorStep } from "./outdoor_step.ts";
 import { createWeatherClient } from "./weather_client.ts";

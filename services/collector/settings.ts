@@ -22,9 +22,9 @@ import {
   text,
   url,
 } from "../../lib/setting_kinds.ts";
-import { normalizeBluetoothAddress } from "../../lib/beewi/bluetooth_address.ts";
+import { normalizeBluetoothAddress } from "../../drivers/ble/bluetooth_address.ts";
 import { cronSchedule } from "./cron_schedule.ts";
-import { pressureSettings } from "./pressure/mod.ts";
+import { pressureSettings } from "../../drivers/pressure/mod.ts";
 import { baseUrl } from "./tsdb_target.ts";
 
 /**

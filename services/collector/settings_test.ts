@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseSettings, type SettingsError } from "../../lib/settings.ts";
-import { helpText } from "../../lib/help.ts";
+import { helpText } from "../../program/help.ts";
 import { collectorRole } from "./mod.ts";
 import { collectorSettings } from "./settings.ts";
 

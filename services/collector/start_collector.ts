@@ -9,7 +9,7 @@ import type { RunningRole } from "../../lib/role.ts";
 import { createCollector } from "./collector.ts";
 import { createIndoorStep, type ThermometerReading } from "./indoor_step.ts";
 import { createOutdoorStep } from "./outdoor_step.ts";
-import type { PressureSource } from "./pressure/pressure_source.ts";
+import type { PressureSource } from "../../drivers/pressure/pressure_source.ts";
 import type { CollectorSettings } from "./settings.ts";
 import { createLineSender } from "./line_sender.ts";
 import { tsdbTarget } from "./tsdb_target.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { parseSettings } from "../../lib/settings.ts";
 import { startStore } from "./_store_stand_in.ts";
 import { startWeatherStandIn } from "./_weather_stand_in.ts";

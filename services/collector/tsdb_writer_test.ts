@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startStore } from "./_store_stand_in.ts";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { createLineSender } from "./line_sender.ts";
 import { tsdbTarget } from "./tsdb_target.ts";
 import { createTsdbWriter, partialWriteDropped } from "./tsdb_writer.ts";

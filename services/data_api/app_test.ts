@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { createDataApiApp } from "./app.ts";
 
 const TOKEN = "tok-7f3a9c";

@@ -3,7 +3,7 @@
  * at the concurrency, FIFO message groups in order.
  */
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { createForwarder } from "./forwarder.ts";
 import type { PostReply } from "./poster.ts";
 import type { QueueMessage } from "./sqs_queue.ts";

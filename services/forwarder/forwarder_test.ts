@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { startFauxqs } from "../../tests/_fauxqs.ts";
 import { createForwarder, type ForwarderTuning } from "./forwarder.ts";
 import { createMetrics } from "./metrics.ts";

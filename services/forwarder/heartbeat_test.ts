@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { withFakeClock } from "../../tests/_fake_clock.ts";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { startHeartbeat } from "./heartbeat.ts";
 import type { Queue, QueueMessage } from "./sqs_queue.ts";
 

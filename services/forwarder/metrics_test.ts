@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { createMetrics } from "./metrics.ts";
 import { createMetricsApp } from "./metrics_app.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { helpText } from "../../lib/help.ts";
+import { helpText } from "../../program/help.ts";
 import { forwarderRole } from "./mod.ts";
 import { SettingsError } from "../../lib/settings.ts";
 import { forwarderSettings, queueRegionProblems } from "./settings.ts";

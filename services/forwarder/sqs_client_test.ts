@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { createSqsClient } from "./sqs_client.ts";
 import { credentialProblems } from "./settings.ts";
 

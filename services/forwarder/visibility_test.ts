@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { createVisibilityLookup } from "./visibility.ts";
 import type { Queue } from "./sqs_queue.ts";
 

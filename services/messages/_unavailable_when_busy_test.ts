@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { HTTPException } from "hono/http-exception";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { type MessageStore, MessageStoreBusyError } from "./message_store.ts";
 import { unavailableWhenBusy } from "./_unavailable_when_busy.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { createNotifierApp } from "./app.ts";
 import type { PushClient, PushNote } from "./push_client.ts";
 import { PushError } from "./push_error.ts";

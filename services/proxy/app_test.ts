@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { InvalidResponseError } from "../../lib/http1/client.ts";
 import { createProxyApp, type ProxyAppOptions } from "./app.ts";
 import { parseRoutes } from "./routes.ts";

@@ -10,7 +10,7 @@
  */
 import { defineRole } from "../../lib/role.ts";
 import { durationMs } from "../../lib/setting_kinds.ts";
-import { readTemperature } from "../../lib/beewi/read_temperature.ts";
+import { readTemperature } from "../../drivers/ble/read_temperature.ts";
 import { startReader } from "./start_reader.ts";
 
 /** The settings of the `reader` role. */

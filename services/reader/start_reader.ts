@@ -5,8 +5,8 @@
  */
 import { errorText, type Log } from "../../lib/log.ts";
 import type { RunningRole } from "../../lib/role.ts";
-import { normalizeBluetoothAddress } from "../../lib/beewi/bluetooth_address.ts";
-import type { readTemperature } from "../../lib/beewi/read_temperature.ts";
+import { normalizeBluetoothAddress } from "../../drivers/ble/bluetooth_address.ts";
+import type { readTemperature } from "../../drivers/ble/read_temperature.ts";
 
 /** The usage line printed when the address is missing or malformed. */
 export const READER_USAGE = "Usage: deno task start reader <address>";

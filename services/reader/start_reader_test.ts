@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import type {
   BeeWiReading,
   readTemperature,
-} from "../../lib/beewi/read_temperature.ts";
+} from "../../drivers/ble/read_temperature.ts";
 import { READER_USAGE, startReader } from "./start_reader.ts";
 
 function harness(read: typeof readTemperature, address?: string) {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { createTableApp } from "./app.ts";
 import { TableFetchError } from "./table_fetch_error.ts";
 

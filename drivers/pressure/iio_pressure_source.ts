@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Log } from "../../../lib/log.ts";
+import type { Log } from "../../lib/log.ts";
 import type { PressureSource } from "./pressure_source.ts";
 
 /** Options of {@linkcode createIioPressureSource}. */

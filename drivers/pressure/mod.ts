@@ -3,9 +3,9 @@
  *
  * @module
  */
-import type { Log } from "../../../lib/log.ts";
-import { optional, type SettingsOf } from "../../../lib/settings.ts";
-import { text } from "../../../lib/setting_kinds.ts";
+import type { Log } from "../../lib/log.ts";
+import { optional, type SettingsOf } from "../../lib/settings.ts";
+import { text } from "../../lib/setting_kinds.ts";
 import { I2C_PRESSURE_CHIPS } from "./chips.ts";
 import { createI2cPressureSource } from "./i2c_pressure_source.ts";
 import { createIioPressureSource } from "./iio_pressure_source.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../../lib/log.ts";
-import { parseSettings } from "../../../lib/settings.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
+import { parseSettings } from "../../lib/settings.ts";
 import { createPressureSource, pressureSettings } from "./mod.ts";
 
 const log = createMemoryLog();

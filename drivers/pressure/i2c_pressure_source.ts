@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { sleep } from "../../../lib/backoff.ts";
+import { sleep } from "../../lib/backoff.ts";
 import type { I2cPressureChip } from "./i2c_device.ts";
 import { type OpenI2cDevice, openI2cDevice } from "./open_i2c_device.ts";
 import type { PressureSource } from "./pressure_source.ts";

@@ -7,7 +7,7 @@
  */
 import type { AdapterState, Noble, Peripheral } from "@stoprocent/noble";
 import process from "node:process";
-import { errorText, type Log } from "../log.ts";
+import { errorText, type Log } from "../../lib/log.ts";
 import {
   type AdapterWait,
   linuxHasNoAdapter,

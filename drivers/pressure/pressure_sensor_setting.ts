@@ -3,8 +3,8 @@
  *
  * @module
  */
-import type { Setting } from "../../../lib/settings.ts";
-import { text } from "../../../lib/setting_kinds.ts";
+import type { Setting } from "../../lib/settings.ts";
+import { text } from "../../lib/setting_kinds.ts";
 import { I2C_PRESSURE_CHIPS } from "./chips.ts";
 import { hex } from "./i2c_device.ts";
 

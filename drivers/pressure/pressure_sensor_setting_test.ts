@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseSettings, SettingsError } from "../../../lib/settings.ts";
+import { parseSettings, SettingsError } from "../../lib/settings.ts";
 import {
   parsePressureSensor,
   pressureSensorSetting,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import process from "node:process";
-import { createMemoryLog } from "../log.ts";
+import { createMemoryLog } from "../../lib/testing.ts";
 import { linuxHasNoAdapter } from "./_adapter_state.ts";
 import {
   createNobleScanner,

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { reachableHost } from "./lib/serve.ts";
-import type { Env } from "./lib/settings.ts";
+import { reachableHost } from "../lib/serve.ts";
+import type { Env } from "../lib/settings.ts";
 
 /** Roles of the demo set, in start order. */
 export const DEMO_ROLES = ["messages", "data-api", "table"] as const;

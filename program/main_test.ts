@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { reset } from "@logtape/logtape";
-import { EXIT_USAGE, main, type MainOptions, programName } from "./main.ts";
-import { defineRole, type RoleDescriptor } from "./lib/role.ts";
-import { port, text } from "./lib/setting_kinds.ts";
+import { EXIT_USAGE, main, type MainOptions, programName } from "../main.ts";
+import { defineRole, type RoleDescriptor } from "../lib/role.ts";
+import { port, text } from "../lib/setting_kinds.ts";
 
 function recordingRole(
   name: string,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Log } from "../log.ts";
+import type { Log } from "../../lib/log.ts";
 import { type BeeWiReading, decodeBeeWi } from "./beewi.ts";
 import { normalizeBluetoothAddress } from "./bluetooth_address.ts";
 import { createNobleScanner } from "./noble_scanner.ts";

@@ -5,8 +5,8 @@
  */
 import { parseEnv } from "node:util";
 import { dirname, join, resolve } from "node:path";
-import type { Env } from "./settings.ts";
-import { errorText } from "./log.ts";
+import type { Env } from "../lib/settings.ts";
+import { errorText } from "../lib/log.ts";
 
 /** Thrown when an explicitly named env file cannot be read. */
 export class EnvFileError extends Error {

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import type { RoleDescriptor } from "./role.ts";
-import type { Schema } from "./settings.ts";
+import type { RoleDescriptor } from "../lib/role.ts";
+import type { Schema } from "../lib/settings.ts";
 
 function settingLines(schema: Schema): string[] {
   const width = Math.max(0, ...Object.keys(schema).map((name) => name.length));

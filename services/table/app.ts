@@ -1,17 +1,21 @@
 /**
- * The table role's HTTP app: the page, its assets, and `GET /api/table`, which fetches
- * the data API on the server so the key never reaches the browser.
+ * The table role's HTTP app: the page, its assets, `GET /api/table`, which fetches
+ * the data API on the server so the key never reaches the browser, and
+ * `GET /api/table.csv`, the rows of a view (its URL parameters) as CSV.
  *
  * @module
  */
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { createHttpApp } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
 import { TableFetchError } from "./table_fetch_error.ts";
 import { PAGE_CSS } from "./page_css.ts";
-import { PAGE_HTML } from "./page_html.ts";
+import { pageHtml } from "./page_html.ts";
 import { PAGE_SCRIPT } from "./page_script.ts";
 import type { Table } from "./to_table.ts";
+import { toCsv } from "./to_csv.ts";
+import { readView, viewRows } from "./table_view.ts";
 
 /** Dependencies of {@linkcode createTableApp}. */
 export interface TableAppOptions {
@@ -19,6 +23,8 @@ export interface TableAppOptions {
   loadTable: () => Promise<Table>;
   /** Where failed fetches and unexpected errors are logged. */
   log: Log;
+  /** The page re-fetches every so many milliseconds while visible; 0 is off. @default 0 */
+  refreshMs?: number;
 }
 
 const SECURITY_HEADERS = {
@@ -45,20 +51,46 @@ function asset(body: string, type: string): () => Response {
  */
 export function createTableApp(options: TableAppOptions): Hono {
   const app = createHttpApp({ log: options.log });
-  app.get("/", asset(PAGE_HTML, "text/html; charset=utf-8"));
+  const html = pageHtml({ refreshMs: options.refreshMs ?? 0 });
+  app.get("/", asset(html, "text/html; charset=utf-8"));
   app.get("/page.js", asset(PAGE_SCRIPT, "text/javascript; charset=utf-8"));
   app.get("/page.css", asset(PAGE_CSS, "text/css; charset=utf-8"));
   app.get("/favicon.ico", () => new Response(null, { status: 204 }));
-  app.get("/api/table", async (c) => {
+
+  /** The data API's table, or a 502 answer thrown with its message. */
+  async function load(c: Context): Promise<Table> {
     c.header("cache-control", "no-store");
     try {
-      const table = await options.loadTable();
-      return c.json({ ...table, fetchedAt: new Date().toISOString() });
+      return await options.loadTable();
     } catch (error) {
       if (!(error instanceof TableFetchError)) throw error;
       options.log.warn(error.message);
-      return c.json({ message: error.message }, 502);
+      throw new HTTPException(502, {
+        res: c.json({ message: error.message }, 502),
+      });
     }
+  }
+
+  app.get("/api/table", async (c) => {
+    const table = await load(c);
+    return c.json({ ...table, fetchedAt: new Date().toISOString() });
+  });
+  app.get("/api/table.csv", async (c) => {
+    const { view, problems } = readView(new URL(c.req.url).searchParams);
+    if (problems.length > 0) {
+      throw new HTTPException(400, { message: problems.join("; ") });
+    }
+    const table = await load(c);
+    const { visible, rows } = viewRows(table, view);
+    const csv = toCsv(
+      visible.map((index) => table.columns[index]!),
+      rows.map((row) => visible.map((index) => row[index] ?? null)),
+    );
+    return c.body(csv, 200, {
+      "content-type": "text/csv; charset=utf-8; header=present",
+      "content-disposition": 'attachment; filename="table.csv"',
+      "x-content-type-options": "nosniff",
+    });
   });
   return app;
 }

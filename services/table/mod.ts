@@ -1,6 +1,7 @@
 /**
  * The `table` role: a web page showing the data API's reply as a sortable, filterable,
- * paged table, with a refresh button.
+ * paged table, with a refresh button, column filters, a column chooser, the view in
+ * the URL, a CSV download and an optional auto-refresh.
  *
  * @module
  */
@@ -11,8 +12,13 @@ import {
   type RoleDescriptor,
   type RunningRole,
 } from "../../lib/role.ts";
-import { optional, type SettingsOf } from "../../lib/settings.ts";
-import { boolean, headerSecret, url } from "../../lib/setting_kinds.ts";
+import { optional, refine, type SettingsOf } from "../../lib/settings.ts";
+import {
+  boolean,
+  durationMs,
+  headerSecret,
+  url,
+} from "../../lib/setting_kinds.ts";
 import { createTableApp } from "./app.ts";
 import { createTableSource } from "./table_source.ts";
 import { createBrowserOpener } from "./open_browser.ts";
@@ -29,6 +35,15 @@ export const tableSettings = {
     description: "Open the page in a browser at start",
     default: true,
   }),
+  TABLE_REFRESH_MS: refine(
+    durationMs({
+      description:
+        "The page re-fetches the data this often while it is visible (0: off; at least 1000 ms)",
+      default: 0,
+    }),
+    "0 (off) or a duration of at least 1000 ms",
+    (ms) => ms === 0 || ms >= 1000,
+  ),
 };
 
 /** Dependencies of {@linkcode startTable}. */
@@ -48,7 +63,12 @@ export function startTable(
     apiUrl: settings.API_URL,
     apiKey: settings.API_KEY,
   });
-  const server = serveApp(createTableApp({ loadTable, log }), {
+  const app = createTableApp({
+    loadTable,
+    log,
+    refreshMs: settings.TABLE_REFRESH_MS,
+  });
+  const server = serveApp(app, {
     ...listenAt("TABLE", settings),
     // Arguments win over the variables: name both.
     portSetting: "TABLE_PORT (or the port argument)",

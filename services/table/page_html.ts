@@ -5,8 +5,24 @@
  * @module
  */
 
-/** The page: a refresh button, a filter, the table, paging and a status notice. */
-export const PAGE_HTML = `<!doctype html>
+/** Options of {@linkcode pageHtml}. */
+export interface PageHtmlOptions {
+  /** The page re-fetches every so many milliseconds while visible; 0 is off. */
+  refreshMs: number;
+}
+
+/**
+ * The page: a refresh button, a filter, a column chooser, a CSV download, the table
+ * with a filter per column, paging and a status notice.
+ *
+ * @example
+ * ```ts
+ * pageHtml({ refreshMs: 0 }); // "<!doctype html>..."
+ * ```
+ */
+export function pageHtml({ refreshMs }: PageHtmlOptions): string {
+  const refresh = refreshMs > 0 ? ` data-refresh-ms="${refreshMs}"` : "";
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -16,12 +32,17 @@ export const PAGE_HTML = `<!doctype html>
 <script src="page.js" defer></script>
 </head>
 <body>
-<main>
+<main${refresh}>
 <h1>Data table</h1>
 <div class="toolbar">
 <button id="refresh" type="button">Refresh data</button>
 <label for="filter">Filter</label>
 <input id="filter" type="search" autocomplete="off" placeholder="Type to filter rows">
+<details id="columns" class="columns">
+<summary>Columns</summary>
+<fieldset id="column-list"><legend>Shown columns</legend></fieldset>
+</details>
+<a id="download" class="button" href="api/table.csv" download="table.csv">Download CSV</a>
 <span id="updated" class="muted"></span>
 </div>
 <p id="notice" class="notice" role="status" aria-live="polite"></p>
@@ -29,8 +50,8 @@ export const PAGE_HTML = `<!doctype html>
 <p id="state" class="state">Loading data...</p>
 <div class="scroll">
 <table id="data" hidden>
-<caption class="visually-hidden">Data from the API; select a column header to sort</caption>
-<thead><tr></tr></thead>
+<caption class="visually-hidden">Data from the API; select a column header to sort, type in the box below it to filter that column</caption>
+<thead><tr id="head-row"></tr><tr id="filter-row" class="filters"></tr></thead>
 <tbody></tbody>
 </table>
 </div>
@@ -47,3 +68,4 @@ export const PAGE_HTML = `<!doctype html>
 </body>
 </html>
 `;
+}

@@ -105,3 +105,114 @@ Deno.test("createTableApp() answers a logged 500 when loadTable() throws somethi
   assert.equal(typeof (await response.json()).message, "string");
   assert.equal(log.at("ERROR").length, 1);
 });
+
+const people = {
+  columns: ["name", "age", "city"],
+  rows: [
+    ["Zoë", 31, "Leeds"],
+    ["=cmd|' /C calc'!A0", 7, "York"],
+    ["Émile", null, "leeds"],
+    ["bob, jr", 52, "Hull"],
+  ],
+};
+
+function csvApp(loadTable = () => Promise.resolve(people)) {
+  return createTableApp({ loadTable, log: createMemoryLog() });
+}
+
+Deno.test("createTableApp() answers GET /api/table.csv with every row as a CSV download", async () => {
+  const response = await csvApp().request("/api/table.csv");
+  assert.equal(response.status, 200);
+  assert.equal(
+    response.headers.get("content-type"),
+    "text/csv; charset=utf-8; header=present",
+  );
+  assert.equal(
+    response.headers.get("content-disposition"),
+    'attachment; filename="table.csv"',
+  );
+  assert.equal(response.headers.get("cache-control"), "no-store");
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  assert.deepEqual([...bytes.slice(0, 3)], [0xef, 0xbb, 0xbf]);
+  assert.equal(
+    new TextDecoder().decode(bytes.slice(3)),
+    "name,age,city\r\nZoë,31,Leeds\r\n'=cmd|' /C calc'!A0,7,York\r\nÉmile,,leeds\r\n\"bob, jr\",52,Hull\r\n",
+  );
+});
+
+Deno.test("createTableApp() answers GET /api/table.csv with the view's rows, order and columns", async (t) => {
+  const app = csvApp();
+  const csv = async (query: string) => {
+    const response = await app.request(`/api/table.csv?${query}`);
+    assert.equal(response.status, 200);
+    return (await response.text()).replace(/^\uFEFF/, "").split("\r\n")
+      .slice(0, -1);
+  };
+  await t.step(
+    "global and numeric column filter, sorted descending",
+    async () => {
+      assert.deepEqual(
+        await csv("filter=LEE&filter.age=%3E%3D10&sort=age&order=desc"),
+        ["name,age,city", "Zoë,31,Leeds"],
+      );
+    },
+  );
+  await t.step("a hidden column leaves the CSV", async () => {
+    assert.deepEqual(await csv("hide=age&sort=name"), [
+      "name,city",
+      "'=cmd|' /C calc'!A0,York",
+      '"bob, jr",Hull',
+      "Émile,leeds",
+      "Zoë,Leeds",
+    ]);
+  });
+  await t.step("all pages, whatever page and size say", async () => {
+    assert.equal((await csv("page=2&size=10")).length, 5);
+  });
+});
+
+Deno.test("createTableApp() answers 400 naming the parameter for a view it cannot read", async () => {
+  let calls = 0;
+  const app = csvApp(() => {
+    calls++;
+    return Promise.resolve(people);
+  });
+  const response = await app.request("/api/table.csv?sort=age&order=sideways");
+  assert.equal(response.status, 400);
+  assert.deepEqual(await response.json(), {
+    message: 'Invalid order "sideways": expected asc or desc',
+  });
+  assert.equal(calls, 0, "the data API is not asked");
+});
+
+Deno.test("createTableApp() answers GET /api/table.csv with 502 and the message when the fetch fails", async () => {
+  const log = createMemoryLog();
+  const app = createTableApp({
+    loadTable: () =>
+      Promise.reject(new TableFetchError("The data API answered HTTP 503")),
+    log,
+  });
+  const response = await app.request("/api/table.csv");
+  assert.equal(response.status, 502);
+  assert.deepEqual(await response.json(), {
+    message: "The data API answered HTTP 503",
+  });
+  assert.deepEqual(log.at("WARNING"), ["The data API answered HTTP 503"]);
+});
+
+Deno.test("createTableApp() tells the page its refresh interval only when one is set", async () => {
+  const html = async (refreshMs?: number) =>
+    await (await createTableApp({
+      loadTable: () => Promise.resolve(table),
+      log: createMemoryLog(),
+      refreshMs,
+    }).request("/")).text();
+  assert.match(await html(5000), /<main data-refresh-ms="5000">/);
+  assert.match(await html(), /<main>/);
+  assert.match(await html(0), /<main>/);
+  const page = await html();
+  for (const id of ["download", "columns", "filter-row", "head-row"]) {
+    assert.match(page, new RegExp(`id="${id}"`));
+  }
+  assert.match(page, /href="api\/table\.csv"/);
+});

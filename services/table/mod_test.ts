@@ -53,6 +53,26 @@ Deno.test("tableSettings default to port 3838 on 0.0.0.0 with the browser opened
   assert.equal(settings.TABLE_HOST, "0.0.0.0");
   assert.equal(settings.TABLE_OPEN_BROWSER, true);
   assert.equal(settings.API_KEY, undefined);
+  assert.equal(settings.TABLE_REFRESH_MS, 0, "auto-refresh off");
+});
+
+Deno.test("tableSettings read TABLE_REFRESH_MS as 0 (off) or a duration of at least 1000 ms", () => {
+  const read = (value: string) =>
+    parseSettings(tableSettings, {
+      API_URL: "http://127.0.0.1/data",
+      TABLE_REFRESH_MS: value,
+    }).TABLE_REFRESH_MS;
+  assert.equal(read("0"), 0);
+  assert.equal(read("1000"), 1000);
+  assert.equal(read("30s"), 30_000);
+  assert.equal(read("5m"), 300_000);
+  for (const bad of ["999", "-1", "soon", "1e3"]) {
+    assert.throws(
+      () => read(bad),
+      new RegExp(`Invalid TABLE_REFRESH_MS "${bad}"`),
+      bad,
+    );
+  }
 });
 
 Deno.test("startTable() opens the page's URL only when TABLE_OPEN_BROWSER is true", async () => {

@@ -119,3 +119,56 @@ Deno.test("main.ts table keeps serving with a WARNING when no browser opener exi
     await Deno.remove(emptyPath);
   }
 });
+
+Deno.test("main.ts table answers GET /api/table.csv with the view of the data API's contacts", async () => {
+  const api = startDataApi();
+  let table: MainProcess | undefined;
+  try {
+    const apiUrl = `${await listeningUrl(api, "data-api")}/data`;
+    table = startMain(["table", "0", "127.0.0.1", "false"], {
+      env: { API_URL: apiUrl, API_KEY: TOKEN },
+    });
+    const base = await listeningUrl(table, "table");
+    const response = await fetch(
+      `${base}/api/table.csv?sort=name&order=desc&hide=email&filter.name=a`,
+    );
+    assert.equal(response.status, 200);
+    assert.equal(
+      response.headers.get("content-disposition"),
+      'attachment; filename="table.csv"',
+    );
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    assert.deepEqual([...bytes.slice(0, 3)], [0xef, 0xbb, 0xbf]);
+    const lines = new TextDecoder().decode(bytes.slice(3)).split("\r\n");
+    assert.equal(lines.pop(), "", "CRLF after the last record");
+    assert.equal(lines[0], "phone,name");
+    const records = lines.slice(1).map((line) => line.split(","));
+    assert.ok(records.length > 0 && records.length < 20, String(records));
+    const names = records.map(([, name]) => name!);
+    assert.ok(names.every((name) => name.toLowerCase().includes("a")));
+    assert.deepEqual(names, [...names].sort((a, b) => b.localeCompare(a)));
+    for (const [phone] of records) {
+      assert.match(phone!, /^'\+1 \d{3}-\d{3}-\d{4}$/, "formula prefix");
+    }
+
+    const bad = await fetch(`${base}/api/table.csv?size=7`);
+    assert.equal(bad.status, 400);
+    assert.deepEqual(await bad.json(), {
+      message: 'Invalid size "7": expected one of 10, 25, 50, 100',
+    });
+  } finally {
+    if (table) assert.equal(await table.stop(), 0);
+    assert.equal(await api.stop(), 0);
+  }
+});
+
+Deno.test("main.ts table with a bad TABLE_REFRESH_MS exits 2 naming it", async () => {
+  const table = startMain(["table", "0", "127.0.0.1", "false"], {
+    env: { API_URL: "http://127.0.0.1:9/data", TABLE_REFRESH_MS: "200" },
+  });
+  assert.equal(await table.exited(), 2);
+  assert.ok(
+    table.stderr.some((line) => /TABLE_REFRESH_MS "200"/.test(line)),
+    table.stderr.join("\n"),
+  );
+});

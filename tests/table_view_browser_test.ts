@@ -378,10 +378,10 @@ Deno.test({
         await page.click("#next");
         const third = await viewOf(page);
         const travel = async (
-          how: string,
+          how: string | (() => Promise<unknown>),
           to: Awaited<ReturnType<typeof viewOf>>,
         ) => {
-          await page.evaluate(how);
+          await (typeof how === "string" ? page.evaluate(how) : how());
           await page.waitForFunction(
             `location.href === ${JSON.stringify(to.url)} &&
               document.getElementById("page-info").textContent === ${
@@ -391,9 +391,9 @@ Deno.test({
           );
           assert.deepEqual(await viewOf(page), to);
         };
-        await travel("history.back()", second);
+        await travel(() => page.goBack(), second);
         await travel("history.back()", first);
-        await travel("history.forward()", second);
+        await travel(() => page.goForward(), second);
         await travel("history.forward()", third);
         await travel("history.go(-2)", first);
       });

@@ -299,6 +299,13 @@ Deno.test({
 
       await t.step("hiding columns changes the table and the CSV", async () => {
         await page.click("#columns summary");
+        assert.deepEqual(
+          await js(
+            page,
+            `[...document.querySelectorAll("#column-list label")].map((l) => l.textContent)`,
+          ),
+          COLUMNS,
+        );
         await page.click(`#column-list input[data-column="note"]`);
         await page.click(`#column-list input[data-column="formula"]`);
         const kept = COLUMNS.filter((c) => c !== "note" && c !== "formula");

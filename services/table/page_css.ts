@@ -35,11 +35,12 @@ button:disabled { opacity: 0.55; }
 .columns summary::after { content: " \\25BE"; }
 .columns fieldset { position: absolute; z-index: 2; margin: 0.25rem 0 0; min-width: 12rem; max-height: 60vh; overflow: auto; padding: 0.5rem 0.75rem; background: var(--panel); border: 1px solid var(--line); border-radius: 4px; box-shadow: 0 4px 12px #0004; }
 .columns legend { font-weight: 600; padding: 0; float: left; margin-bottom: 0.25rem; }
-.columns label { display: block; clear: left; padding: 0.15rem 0; white-space: nowrap; }
+.columns label { display: flex; gap: 0.4rem; align-items: center; clear: left; padding: 0.15rem 0; white-space: nowrap; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; }
 th, td { border-bottom: 1px solid var(--line); padding: 0.35rem 0.6rem; text-align: left; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; }
+th.number { text-align: right; }
 th button { all: unset; cursor: pointer; font-weight: 600; }
 th button:focus-visible { outline: 3px solid var(--focus); }
 th[aria-sort="ascending"] button::after { content: " \\25B2"; }

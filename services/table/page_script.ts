@@ -55,9 +55,10 @@ const PAGE_CODE = `
     const key = JSON.stringify([shown, numeric]);
     if (key !== headKey) {
       headKey = key;
-      ui.head.replaceChildren(...shown.map((name) => {
+      ui.head.replaceChildren(...shown.map((name, i) => {
         const th = document.createElement("th");
         th.scope = "col";
+        if (numeric[i]) th.className = "number";
         const button = document.createElement("button");
         button.type = "button";
         button.textContent = name;
@@ -110,7 +111,7 @@ const PAGE_CODE = `
             if (view.sort !== null && view.sort.column === name) view.sort = null;
           }
         }));
-        label.append(box, " " + name);
+        label.append(box, name);
         return label;
       }));
     }

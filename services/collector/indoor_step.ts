@@ -39,8 +39,26 @@ export interface IndoorStepOptions {
   timeoutMs: number;
   /** Extra time after `timeoutMs` before a hung read is abandoned. @default 5000 */
   graceMs?: number;
+  /**
+   * Altitude of the sensor in metres: adds the field `sea_level` (the pressure
+   * reduced to sea level) to `home_pressure`. @default none
+   */
+  altitudeM?: number;
   /** Logger for readings that fail. */
   log: Log;
+}
+
+/**
+ * The pressure at sea level for a reading `hPa` taken `altitudeM` metres up, by the
+ * international barometric formula: P0 = P / (1 - h / 44330)^5.255.
+ *
+ * @example
+ * ```ts
+ * seaLevelPressure(950, 650); // 1026.68 (to two decimals)
+ * ```
+ */
+export function seaLevelPressure(hPa: number, altitudeM: number): number {
+  return hPa / Math.pow(1 - altitudeM / 44330, 5.255);
 }
 
 /**
@@ -78,7 +96,10 @@ export function createIndoorStep(options: IndoorStepOptions): Step {
     if (!Number.isFinite(hPa)) {
       throw new Error(`Pressure sensor returned "${hPa}": expected hPa`);
     }
-    return [sample("home_pressure", time, hPa)];
+    const point = sample("home_pressure", time, hPa);
+    if (options.altitudeM === undefined) return [point];
+    const seaLevel = float(seaLevelPressure(hPa, options.altitudeM));
+    return [{ ...point, fields: { ...point.fields, sea_level: seaLevel } }];
   };
 
   const readThermometer = async (time: Date, signal?: AbortSignal) => {

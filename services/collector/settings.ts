@@ -157,6 +157,14 @@ export const collectorSettings = {
     min: 1,
   }),
   ...pressureSettings,
+  PRESSURE_ALTITUDE_M: optional(refine(
+    decimal({
+      description:
+        "Altitude of the pressure sensor in metres: adds the field sea_level (pressure reduced to sea level) to the indoor home_pressure",
+    }),
+    "an altitude in metres from -500 to 9000",
+    (metres) => metres >= -500 && metres <= 9000,
+  )),
 };
 
 /** The parsed collector settings. */

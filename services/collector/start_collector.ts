@@ -93,6 +93,7 @@ export function startCollector(
       "TEMPERATURE_SENSOR is not set: set the BLE address of the thermometer",
     timeoutMs: settings.TEMPERATURE_TIMEOUT_MS,
     graceMs: deps.graceMs,
+    altitudeM: settings.PRESSURE_ALTITUDE_M,
     log,
   });
   const apiKey = settings.WEATHER_API_KEY;

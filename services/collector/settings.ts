@@ -146,6 +146,11 @@ export const collectorSettings = {
   TSDB_TOKEN: optional(headerSecret({ description: "API token (v2)" })),
   TSDB_USERNAME: optional(text({ description: "User name (v1)" })),
   TSDB_PASSWORD: optional(secret({ description: "Password (v1)" })),
+  TSDB_BUFFER_PATH: text({
+    description:
+      "SQLite file holding every point until the store acknowledges it (survives a restart or power cut; its folder is created); :memory: keeps them in memory only",
+    default: "./data/collector-buffer.sqlite3",
+  }),
   TSDB_BUFFER_LIMIT: integer({
     description: "Most points kept for retry while the store is down",
     default: 10_000,

@@ -9,6 +9,8 @@ Deno.test("collectorSettings needs only TSDB_HOST and has the documented default
   assert.equal(settings.COLLECTOR_SCHEDULE, "*/5 * * * *");
   assert.equal(settings.TSDB_API, "v1");
   assert.equal(settings.TSDB_BUFFER_LIMIT, 10_000);
+  assert.equal(settings.TSDB_BUFFER_PATH, "./data/collector-buffer.sqlite3");
+  assert.equal(settings.PRESSURE_ALTITUDE_M, undefined);
   assert.equal(settings.WEATHER_BASE_URL, "https://api.openweathermap.org");
   assert.equal(settings.WEATHER_UVI_SOURCE, "uvi");
   assert.equal(settings.WEATHER_API_KEY, undefined);

@@ -14,6 +14,7 @@ import type { CollectorSettings } from "./settings.ts";
 import { createLineSender } from "./line_sender.ts";
 import { tsdbTarget } from "./tsdb_target.ts";
 import { createTsdbWriter } from "./tsdb_writer.ts";
+import { openPointQueue, PointQueueFileError } from "./point_queue.ts";
 import { createWeatherClient } from "./weather_client.ts";
 
 /** Registers `handler` on a cron expression until `signal` aborts. */
@@ -50,8 +51,19 @@ const denoCron: Schedule = (expression, handler, signal) => {
   Deno.cron("homewire collector", expression, { signal }, handler);
 };
 
+/** Opens the queue of `TSDB_BUFFER_PATH`, naming the setting when it cannot. */
+function openBuffer(path: string) {
+  try {
+    return openPointQueue(path);
+  } catch (error) {
+    if (!(error instanceof PointQueueFileError)) throw error;
+    throw new Error(`TSDB_BUFFER_PATH: ${error.message}`, { cause: error });
+  }
+}
+
 /**
- * Starts the collector: one pass now, then one per schedule tick; with `once`, one
+ * Starts the collector: one pass now, then one per schedule tick (points waiting in
+ * `TSDB_BUFFER_PATH` from an earlier run are written first); with `once`, one
  * pass whose `done` resolves after the final flush with 0 when every point was
  * written, and 1 when some were refused by the store, dropped from the full buffer or
  * still unwritten when the flush gave up.
@@ -72,8 +84,13 @@ export function startCollector(
     username: settings.TSDB_USERNAME,
     password: settings.TSDB_PASSWORD,
   });
+  const bufferPath = settings.TSDB_BUFFER_PATH;
   const writer = createTsdbWriter({
     send: createLineSender(target),
+    queue: openBuffer(bufferPath),
+    keptIn: bufferPath === ":memory:"
+      ? undefined
+      : `${bufferPath} for the next start`,
     label: target.label,
     bufferLimit: settings.TSDB_BUFFER_LIMIT,
     timeoutMs: settings.TSDB_TIMEOUT_MS,

@@ -20,6 +20,7 @@ function harness(env: Record<string, string> = {}) {
     WEATHER_BASE_URL: weather.url,
     TEMPERATURE_SENSOR: "AA:BB:CC:DD:EE:FF",
     TEMPERATURE_TIMEOUT_MS: "200",
+    TSDB_BUFFER_PATH: ":memory:",
     ...env,
   });
   const log = createMemoryLog();

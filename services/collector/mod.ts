@@ -30,6 +30,12 @@ export const collectorRole = defineRole({
         );
         return await readTemperature(address, { ...options, log });
       },
+      readSensors: async (sensors, options) => {
+        const { readSensors } = await import(
+          "../../drivers/ble/read_sensors.ts"
+        );
+        return await readSensors(sensors, { ...options, log });
+      },
     });
   },
 });

@@ -23,6 +23,7 @@ import {
   url,
 } from "../../lib/setting_kinds.ts";
 import { normalizeBluetoothAddress } from "../../drivers/ble/bluetooth_address.ts";
+import { parseBleSensors } from "../../drivers/ble/ble_sensor.ts";
 import { cronSchedule } from "./cron_schedule.ts";
 import { pressureSettings } from "../../drivers/pressure/mod.ts";
 import { baseUrl } from "./tsdb_target.ts";
@@ -65,8 +66,16 @@ export const collectorSettings = {
     "a Bluetooth address such as AA:BB:CC:DD:EE:FF",
     (address) => normalizeBluetoothAddress(address) !== undefined,
   )),
+  BLE_SENSORS: optional(custom(
+    {
+      description:
+        "BLE thermometers as name=kind:address[,name=kind:address...], kind beewi, pvvx, atc1441 or bthome; each writes home_temperature, home_humidity and home_battery with the tag sensor=<name>",
+    },
+    parseBleSensors,
+  )),
   TEMPERATURE_TIMEOUT_MS: durationMs({
-    description: "Time the thermometer scan gets for a reading on each pass",
+    description:
+      "Time the thermometer scan (and the BLE_SENSORS scan) gets for a reading on each pass",
     default: 20_000,
     min: 1,
   }),

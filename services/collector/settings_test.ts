@@ -134,3 +134,28 @@ Deno.test("collectorSettings keeps WEATHER_LAT within -90..90 and WEATHER_LON wi
     },
   );
 });
+
+Deno.test("collectorSettings reads BLE_SENSORS and names its malformed entries", () => {
+  const settings = parseSettings(collectorSettings, {
+    TSDB_HOST: "influx",
+    BLE_SENSORS: "kitchen=pvvx:A4:C1:38:00:00:01",
+  });
+  assert.deepEqual(settings.BLE_SENSORS, [
+    { name: "kitchen", kind: "pvvx", address: "a4c138000001" },
+  ]);
+  assert.throws(
+    () =>
+      parseSettings(collectorSettings, {
+        TSDB_HOST: "influx",
+        BLE_SENSORS: "kitchen=xiaomi:A4:C1:38:00:00:01",
+        PRESSURE_ALTITUDE_M: "high",
+      }),
+    (error: SettingsError) => {
+      assert.deepEqual(error.problems, [
+        'Invalid BLE_SENSORS "kitchen=xiaomi:A4:C1:38:00:00:01": "kitchen=xiaomi:A4:C1:38:00:00:01": unknown kind "xiaomi" (expected beewi, pvvx, atc1441, bthome)',
+        'Invalid PRESSURE_ALTITUDE_M "high": expected a number',
+      ]);
+      return true;
+    },
+  );
+});

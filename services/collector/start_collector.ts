@@ -7,7 +7,12 @@
 import type { Log } from "../../lib/log.ts";
 import type { RunningRole } from "../../lib/role.ts";
 import { createCollector } from "./collector.ts";
-import { createIndoorStep, type ThermometerReading } from "./indoor_step.ts";
+import {
+  createIndoorStep,
+  type ReadSensors,
+  type ThermometerReading,
+} from "./indoor_step.ts";
+import type { BleSensor } from "../../drivers/ble/ble_sensor.ts";
 import { createOutdoorStep } from "./outdoor_step.ts";
 import type { PressureSource } from "../../drivers/pressure/pressure_source.ts";
 import type { CollectorSettings } from "./settings.ts";
@@ -37,6 +42,11 @@ export interface CollectorDependencies {
     address: string,
     options: { timeoutMs: number; signal: AbortSignal },
   ): Promise<ThermometerReading | undefined>;
+  /** Scans once for the `BLE_SENSORS` thermometers. */
+  readSensors?(
+    sensors: readonly BleSensor[],
+    options: Parameters<ReadSensors>[0],
+  ): ReturnType<ReadSensors>;
   /** @default Deno.cron */
   schedule?: Schedule;
   /** Bound of the final flush on stop. @default 10000 */
@@ -100,14 +110,23 @@ export function startCollector(
 
   let pressure: PressureSource | undefined | null = null;
   const address = settings.TEMPERATURE_SENSOR;
+  const bleSensors = settings.BLE_SENSORS;
   const indoor = createIndoorStep({
     pressure: () =>
       pressure === null ? pressure = deps.createPressureSource() : pressure,
     thermometer: address === undefined
       ? undefined
       : (options) => deps.readTemperature(address, options),
-    missing:
-      "TEMPERATURE_SENSOR is not set: set the BLE address of the thermometer",
+    // With BLE_SENSORS set, TEMPERATURE_SENSOR is not needed.
+    missing: bleSensors
+      ? undefined
+      : "TEMPERATURE_SENSOR is not set: set the BLE address of the thermometer",
+    sensors: bleSensors && deps.readSensors
+      ? {
+        names: bleSensors.map((sensor) => sensor.name),
+        read: (options) => deps.readSensors!(bleSensors, options),
+      }
+      : undefined,
     timeoutMs: settings.TEMPERATURE_TIMEOUT_MS,
     graceMs: deps.graceMs,
     altitudeM: settings.PRESSURE_ALTITUDE_M,

@@ -19,10 +19,15 @@ export const collectorRole = defineRole({
   // Loaded on start only: the InfluxDB client is not needed by other roles.
   async start(settings, { flags, log }) {
     const { startCollector } = await import("./start_collector.ts");
+    // Loaded only when MQTT_URL is set.
+    const mqtt = settings.MQTT_URL === undefined
+      ? undefined
+      : await import("./mqtt_publisher.ts");
     return startCollector(settings, {
       log,
       once: flags.has("once"),
       createPressureSource: () => createPressureSource(settings, { log }),
+      createMqttPublisher: mqtt?.createMqttPublisher,
       // Loaded on first use: the BLE stack is only needed when a thermometer is set.
       readTemperature: async (address, options) => {
         const { readTemperature } = await import(

@@ -43,6 +43,26 @@ export function hideUserinfo(value: string): string {
   );
 }
 
+/** Checks an `MQTT_URL`: mqtt(s)://[user:pass@]host[:port], quoted without its password. */
+function mqttUrl(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // reported below
+  }
+  if (
+    !url || !["mqtt:", "mqtts:"].includes(url.protocol) || url.hostname === ""
+  ) {
+    throw new Error(
+      `"${
+        hideUserinfo(value)
+      }" is not mqtt://[user:pass@]host[:port] or mqtts://...`,
+    );
+  }
+  return value;
+}
+
 /** Whether `host` is a host name, `host:port`, or an http(s) base URL. */
 function isStoreHost(host: string): boolean {
   try {
@@ -170,6 +190,22 @@ export const collectorSettings = {
     default: 10_000,
     min: 1,
   }),
+  MQTT_URL: optional(custom(
+    {
+      description:
+        "MQTT broker (mqtt://[user:pass@]host[:port] or mqtts://) receiving each reading and the Home Assistant discovery configurations; unset: no MQTT",
+      secret: true,
+    },
+    mqttUrl,
+  )),
+  MQTT_DISCOVERY_PREFIX: refine(
+    text({
+      description: "Topic prefix of the Home Assistant MQTT discovery",
+      default: "homeassistant",
+    }),
+    "a topic prefix without wildcards (+, #)",
+    (prefix) => !/[+#]/.test(prefix),
+  ),
   ...pressureSettings,
   PRESSURE_ALTITUDE_M: optional(refine(
     decimal({

@@ -20,6 +20,7 @@ import { createLineSender } from "./line_sender.ts";
 import { tsdbTarget } from "./tsdb_target.ts";
 import { createTsdbWriter } from "./tsdb_writer.ts";
 import { openPointQueue, PointQueueFileError } from "./point_queue.ts";
+import type { MqttPublisher } from "./mqtt_publisher.ts";
 import { createWeatherClient } from "./weather_client.ts";
 
 /** Registers `handler` on a cron expression until `signal` aborts. */
@@ -47,6 +48,13 @@ export interface CollectorDependencies {
     sensors: readonly BleSensor[],
     options: Parameters<ReadSensors>[0],
   ): ReturnType<ReadSensors>;
+  /**
+   * Makes the MQTT publisher when `MQTT_URL` is set (after the buffer opened).
+   * @default none: no MQTT
+   */
+  createMqttPublisher?(
+    options: { url: string; discoveryPrefix: string; log: Log },
+  ): MqttPublisher;
   /** @default Deno.cron */
   schedule?: Schedule;
   /** Bound of the final flush on stop. @default 10000 */
@@ -148,6 +156,12 @@ export function startCollector(
     uviSource: settings.WEATHER_UVI_SOURCE,
     log,
   });
+  const mqttUrl = settings.MQTT_URL;
+  const mqtt = mqttUrl === undefined ? undefined : deps.createMqttPublisher?.({
+    url: mqttUrl,
+    discoveryPrefix: settings.MQTT_DISCOVERY_PREFIX,
+    log,
+  });
   let produced = 0; // points handed to the writer, for the verdict of `--once`
   const collector = createCollector({
     indoor,
@@ -156,8 +170,14 @@ export function startCollector(
       produced += lines.length;
       return writer.write(lines);
     },
+    publish: mqtt?.publish,
     log,
   });
+  /** Ends the writer, then MQTT (`offline`), each bounded. */
+  const closeOutputs = async () => {
+    await writer.close(finalFlushMs);
+    await mqtt?.close(Math.min(finalFlushMs, 2000));
+  };
 
   const stopping = new AbortController();
   const finalFlushMs = deps.finalFlushMs ?? 10_000;
@@ -183,7 +203,7 @@ export function startCollector(
       // A pass a signal cut short collected nothing because it was stopped.
       const empty = produced === 0 && !stopping.signal.aborted;
       if (empty) log.error("The pass collected no point: nothing to write");
-      await writer.close(finalFlushMs);
+      await closeOutputs();
       return empty || writer.dropped + writer.pending > 0 ? 1 : 0;
     });
     return {
@@ -209,7 +229,7 @@ export function startCollector(
       stopping.abort();
       await first;
       await current;
-      await writer.close(finalFlushMs);
+      await closeOutputs();
     },
   };
 }

@@ -159,3 +159,28 @@ Deno.test("collectorSettings reads BLE_SENSORS and names its malformed entries",
     },
   );
 });
+
+Deno.test("collectorSettings checks MQTT_URL without quoting its password", () => {
+  const settings = parseSettings(collectorSettings, {
+    TSDB_HOST: "influx",
+    MQTT_URL: "mqtts://ha:pw@broker.lan:8883",
+  });
+  assert.equal(settings.MQTT_URL, "mqtts://ha:pw@broker.lan:8883");
+  assert.equal(settings.MQTT_DISCOVERY_PREFIX, "homeassistant");
+  assert.throws(
+    () =>
+      parseSettings(collectorSettings, {
+        TSDB_HOST: "influx",
+        MQTT_URL: "http://ha:s3cret@broker.lan",
+        MQTT_DISCOVERY_PREFIX: "home/#",
+      }),
+    (error: SettingsError) => {
+      assert.deepEqual(error.problems, [
+        'Invalid MQTT_URL: "http://ha:***@broker.lan" is not mqtt://[user:pass@]host[:port] or mqtts://...',
+        'Invalid MQTT_DISCOVERY_PREFIX "home/#": expected a topic prefix without wildcards (+, #)',
+      ]);
+      assert.ok(!error.message.includes("s3cret"));
+      return true;
+    },
+  );
+});

@@ -18,10 +18,16 @@ export interface Mosquitto {
   stop(): Promise<void>;
 }
 
-/** Starts `mosquitto` at `path` and waits until its port accepts connections. */
-export async function startMosquitto(path: string): Promise<Mosquitto> {
+/**
+ * Starts `mosquitto` at `path` (on `port`, default a free one) and waits until its
+ * port accepts connections.
+ */
+export async function startMosquitto(
+  path: string,
+  options: { port?: number } = {},
+): Promise<Mosquitto> {
   const dir = await Deno.makeTempDir({ prefix: "homewire-mosquitto-" });
-  const port = freePort();
+  const port = options.port ?? freePort();
   await Deno.writeTextFile(
     `${dir}/mosquitto.conf`,
     `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`,

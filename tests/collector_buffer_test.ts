@@ -143,7 +143,9 @@ Deno.test({
       return new Response(text || null, { status: reply.status });
     });
     try {
-      const env = { ...t.env(port), TSDB_TIMEOUT_MS: "60000" };
+      // Indoor points only, so that the held write is the one carrying them.
+      const { WEATHER_API_KEY: _, ...indoor } = t.env(port);
+      const env = { ...indoor, TSDB_TIMEOUT_MS: "60000" };
       const first = startMain(["collector"], { env });
       const killedTime = await indoorPressureTime(first);
       await firstStored;
@@ -218,6 +220,18 @@ Deno.test({
         /TSDB_BUFFER_PATH: the file was written by a newer homewire \(buffer format 2; this version reads 1\)/,
       );
       assert.ok((await Deno.stat(newer)).size > 0);
+
+      // One collector per file: a second one is refused, the first goes on.
+      const shared = { ...env, TSDB_BUFFER_PATH: `${dir}/shared.sqlite3` };
+      const running = startMain(["collector"], { env: shared });
+      await running.waitFor(/collector started/);
+      const second = startMain(["collector", "--once"], { env: shared });
+      assert.equal(await second.exited(), 1);
+      assert.match(
+        second.stderr.join("\n"),
+        /\[ERROR\] Cannot start collector: TSDB_BUFFER_PATH: ".*shared\.sqlite3" is in use by another running collector: give each collector its own file/,
+      );
+      assert.equal(await running.stop("SIGTERM"), 0);
 
       // Unset, the buffer is ./data/collector-buffer.sqlite3, its folder created.
       const { TSDB_BUFFER_PATH: _, ...defaults } = env;

@@ -77,6 +77,12 @@ export function openPointQueue(path: string): PointQueue {
   } catch (error) {
     db.close();
     if (error instanceof PointQueueFileError) throw error;
+    if (/\bdatabase is locked\b/.test(describe(error))) {
+      throw new PointQueueFileError(
+        `"${path}" is in use by another running collector: give each collector its own file`,
+        { cause: error },
+      );
+    }
     throw new PointQueueFileError(
       `cannot read "${path}": ${
         describe(error)
@@ -135,6 +141,9 @@ export function openPointQueue(path: string): PointQueue {
 
 /** Checks the file's format and creates the table in a new file. */
 function prepareSchema(db: DatabaseSync, memory: boolean): void {
+  // Held from the first write until closed: a second collector on the same file
+  // would send and remove the first one's points.
+  if (!memory) db.exec("PRAGMA locking_mode = EXCLUSIVE");
   // Reading the version is the first read of the file: a file that is not a
   // database fails here.
   const version = Number(db.prepare("PRAGMA user_version").get()?.user_version);
@@ -165,8 +174,10 @@ function prepareSchema(db: DatabaseSync, memory: boolean): void {
       PRAGMA user_version = ${POINT_QUEUE_FORMAT};
       COMMIT`);
   }
-  // A file of this format must have the table: reading it proves it.
+  // A file of this format must have the table: reading it proves it. The empty
+  // write transaction takes the exclusive lock now, not at the first point.
   db.prepare("SELECT count(*) FROM points").get();
+  if (!memory) db.exec("BEGIN IMMEDIATE; COMMIT");
 }
 
 function describe(error: unknown): string {

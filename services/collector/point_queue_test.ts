@@ -15,7 +15,13 @@ Deno.test("openPointQueue() keeps points in a file across a reopen, oldest first
     queue.add(["a value=1 1", "b value=2 2"]);
     queue.add(["c value=3 3"]);
     assert.equal(queue.size, 3);
-    // No close: as after kill -9.
+    // Used by one collector at a time.
+    assert.throws(
+      () => openPointQueue(path),
+      /^PointQueueFileError: ".*buffer\.sqlite3" is in use by another running collector: give each collector its own file$/,
+    );
+    // Closed without removing anything, as kill -9 leaves it.
+    queue.close();
     const again = openPointQueue(path);
     assert.deepEqual(again.oldest(10).map((p) => p.line), [
       "a value=1 1",
@@ -30,7 +36,6 @@ Deno.test("openPointQueue() keeps points in a file across a reopen, oldest first
     again.dropOldest(2);
     assert.deepEqual(again.oldest(10).map((p) => p.line), ["e value=5 5"]);
     again.close();
-    queue.close();
     const third = openPointQueue(path);
     assert.equal(third.size, 1);
     third.close();

@@ -226,3 +226,49 @@ Deno.test("createIndoorStep() adds sea_level to home_pressure when the altitude 
   const seaLevel = point!.fields.sea_level!.value as number;
   assert.ok(Math.abs(seaLevel - 1026.68) < 0.005, `${seaLevel}`);
 });
+
+Deno.test("createIndoorStep() abandons a hung BLE_SENSORS scan and still writes the pressure", async () => {
+  const log = createMemoryLog();
+  const indoor = createIndoorStep({
+    pressure,
+    sensors: {
+      names: ["kitchen", "hall"],
+      read: ({ signal }) =>
+        new Promise((_, reject) =>
+          signal.addEventListener("abort", () => reject(signal.reason))
+        ),
+    },
+    timeoutMs: 20,
+    graceMs: 10,
+    log,
+  });
+  const samples = await indoor(time);
+  assert.deepEqual(samples.map((s) => s.measurement), ["home_pressure"]);
+  assert.deepEqual(log.at("ERROR"), [
+    "Indoor step: no reading from the BLE sensors (kitchen, hall): BLE sensor scan gave no answer within 30 ms",
+  ]);
+});
+
+Deno.test("createIndoorStep() writes only what a sensor's frame carried", async () => {
+  const log = createMemoryLog();
+  const indoor = createIndoorStep({
+    pressure: () => undefined,
+    sensors: {
+      names: ["hall"],
+      read: () =>
+        Promise.resolve(
+          new Map([["hall", { temperature: 19.5, pressure: 1000 }]]),
+        ),
+    },
+    timeoutMs: 100,
+    log,
+  });
+  assert.deepEqual(await indoor(time), [{
+    measurement: "home_temperature",
+    location: "in",
+    sensor: "hall",
+    time,
+    fields: { value: float(19.5) },
+  }]);
+  assert.deepEqual(log.entries, []);
+});

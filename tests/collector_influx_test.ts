@@ -41,6 +41,7 @@ async function setUp() {
       TSDB_PORT: String(influx.port),
       TSDB_DATABASE: "home",
       TSDB_TIMEOUT_MS: "500",
+      TSDB_BUFFER_PATH: ":memory:",
       WEATHER_API_KEY: "k3y",
       WEATHER_BASE_URL: weather.url,
       TEMPERATURE_SENSOR: "AA:BB:CC:DD:EE:FF",

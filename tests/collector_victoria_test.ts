@@ -34,6 +34,7 @@ Deno.test({
         TSDB_ORG: "home-org",
         TSDB_BUCKET: "sensors",
         TSDB_TOKEN: "s3cret-token",
+        TSDB_BUFFER_PATH: ":memory:",
         WEATHER_API_KEY: "k3y",
         WEATHER_BASE_URL: weather.url,
         WEATHER_UVI_SOURCE: "onecall",

@@ -43,6 +43,7 @@ const RUNTIME = [
   "logtape",
   "influxdb-client",
   "noble",
+  "mqtt",
 ];
 
 Deno.test("compile:pi builds what compile builds, for aarch64", () => {

@@ -70,9 +70,14 @@ export async function createNobleScanner(
   const waiting = new Set<AdapterWait>();
   const onDiscover = (peripheral: Peripheral) => {
     const data = peripheral.advertisement?.manufacturerData;
+    const services = peripheral.advertisement?.serviceData ?? [];
     onAdvertisement?.({
       address: peripheral.address || peripheral.id,
       manufacturerData: data ? new Uint8Array(data) : undefined,
+      serviceData: services.map((entry) => ({
+        uuid: entry.uuid,
+        data: new Uint8Array(entry.data),
+      })),
     });
   };
   noble.on("discover", onDiscover);

@@ -11,6 +11,16 @@ export interface Advertisement {
   readonly address: string;
   /** Manufacturer-specific data, when the advertisement carries some. */
   readonly manufacturerData?: Uint8Array;
+  /** Service data entries (16-bit UUID such as `181a`, and the bytes after it). */
+  readonly serviceData?: readonly ServiceData[];
+}
+
+/** One service data entry of an advertisement. */
+export interface ServiceData {
+  /** The service UUID as the scanner reports it (`181a`, any case). */
+  readonly uuid: string;
+  /** The payload after the UUID. */
+  readonly data: Uint8Array;
 }
 
 /** A BLE scanner. */

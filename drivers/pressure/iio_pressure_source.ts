@@ -11,14 +11,22 @@ import type { PressureSource } from "./pressure_source.ts";
 export interface IioPressureOptions {
   /** Folder holding the IIO devices. @default "/sys/bus/iio/devices" */
   root: string;
-  /** A device folder name (`iio:device0`) or driver name (`lps25h`); else the first with pressure. */
+  /**
+   * A device folder name (`iio:device0`), a full path to a device folder
+   * (`/sys/bus/iio/devices/iio:device0`) or a driver name (`lps25h`); else the first
+   * device with a pressure channel.
+   */
   device?: string;
   /** Where the chosen device is reported. */
   log: Log;
 }
 
 interface IioDevice {
+  /** Folder name, as reported (`iio:device0`). */
   folder: string;
+  /** Full path of the folder. */
+  path: string;
+  /** Driver name (`lps25h`), `""` when the device has none. */
   name: string;
 }
 
@@ -41,7 +49,7 @@ export function createIioPressureSource(
   return {
     async read() {
       const device = await findDevice(options);
-      const kpa = await readPressureKpa(`${options.root}/${device.folder}`);
+      const kpa = await readPressureKpa(device.path);
       if (announced !== device.folder) {
         announced = device.folder;
         options.log.info(
@@ -56,6 +64,7 @@ export function createIioPressureSource(
 }
 
 async function findDevice(options: IioPressureOptions): Promise<IioDevice> {
+  if (options.device?.includes("/")) return await deviceAtPath(options.device);
   const devices = await listDevices(options.root);
   if (options.device !== undefined) {
     const wanted = options.device;
@@ -68,15 +77,15 @@ async function findDevice(options: IioPressureOptions): Promise<IioDevice> {
         }`,
       );
     }
-    if (!(await pressureChannel(`${options.root}/${device.folder}`))) {
+    if (!(await pressureChannel(device.path))) {
       throw new Error(
-        `IIO device "${wanted}" has no pressure channel: expected in_pressure_input or in_pressure_raw in "${options.root}/${device.folder}"`,
+        `IIO device "${wanted}" has no pressure channel: expected in_pressure_input or in_pressure_raw in "${device.path}"`,
       );
     }
     return device;
   }
   for (const device of devices) {
-    if (await pressureChannel(`${options.root}/${device.folder}`)) {
+    if (await pressureChannel(device.path)) {
       return device;
     }
   }
@@ -85,6 +94,30 @@ async function findDevice(options: IioPressureOptions): Promise<IioDevice> {
       describe(devices)
     }): load the chip's kernel driver, or set PRESSURE_SENSOR=i2c:<chip>:<bus>:<address> or none`,
   );
+}
+
+/** The device folder at `path` (PRESSURE_IIO_DEVICE given as a full path). */
+async function deviceAtPath(given: string): Promise<IioDevice> {
+  const path = given.replace(/\/+$/, "") || "/";
+  let isDirectory = false;
+  try {
+    isDirectory = (await Deno.stat(path)).isDirectory;
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  if (!isDirectory) {
+    throw new Error(
+      `IIO device folder "${given}" not found: expected a folder such as /sys/bus/iio/devices/iio:device0 (ls /sys/bus/iio/devices lists them)`,
+    );
+  }
+  if (!(await pressureChannel(path))) {
+    throw new Error(
+      `IIO device "${given}" has no pressure channel: expected in_pressure_input or in_pressure_raw in "${path}"`,
+    );
+  }
+  const folder = path.slice(path.lastIndexOf("/") + 1) || path;
+  const name = (await readOptional(`${path}/name`))?.trim() ?? "";
+  return { folder, path, name };
 }
 
 async function listDevices(root: string): Promise<IioDevice[]> {
@@ -99,6 +132,7 @@ async function listDevices(root: string): Promise<IioDevice[]> {
   folders.sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
   return await Promise.all(folders.map(async (folder) => ({
     folder,
+    path: `${root}/${folder}`,
     name: (await readOptional(`${root}/${folder}/name`))?.trim() ?? "",
   })));
 }

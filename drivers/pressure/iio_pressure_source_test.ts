@@ -58,6 +58,38 @@ Deno.test("createIioPressureSource()", async (t) => {
       },
     );
     await t.step(
+      "PRESSURE_IIO_DEVICE takes a full path to a device folder, as ls prints it",
+      async () => {
+        const log = createMemoryLog();
+        for (const device of [`${root}/iio:device2`, `${root}/iio:device2/`]) {
+          // The root is ignored for a full path.
+          const hpa = await createIioPressureSource({
+            root: `${root}/elsewhere`,
+            device,
+            log,
+          }).read();
+          assert.ok(Math.abs(hpa - 4149248 * 0.000024414 * 10) < 1e-9);
+        }
+        assert.deepEqual(log.at("INFO"), [
+          "Pressure from IIO device iio:device2 (lps25h)",
+          "Pressure from IIO device iio:device2 (lps25h)",
+        ]);
+        await assert.rejects(
+          createIioPressureSource({ root, device: `${root}/iio:device7`, log })
+            .read(),
+          {
+            message:
+              `IIO device folder "${root}/iio:device7" not found: expected a folder such as /sys/bus/iio/devices/iio:device0 (ls /sys/bus/iio/devices lists them)`,
+          },
+        );
+        await assert.rejects(
+          createIioPressureSource({ root, device: `${root}/iio:device0`, log })
+            .read(),
+          /IIO device ".*\/iio:device0" has no pressure channel/,
+        );
+      },
+    );
+    await t.step(
       "names a chosen device that is missing or has no pressure channel",
       async () => {
         const log = createMemoryLog();

@@ -20,7 +20,7 @@ export const pressureSettings = {
   PRESSURE_SENSOR: pressureSensorSetting(),
   PRESSURE_IIO_DEVICE: optional(text({
     description:
-      "IIO device to read (iio:device0, or its driver name such as lps25h); default the first with a pressure channel",
+      "IIO device to read (iio:device0, a full path such as /sys/bus/iio/devices/iio:device0, or its driver name such as lps25h); default the first with a pressure channel",
   })),
   PRESSURE_IIO_ROOT: text({
     description: "Folder of the IIO devices",

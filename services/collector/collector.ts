@@ -21,6 +21,8 @@ export interface CollectorOptions {
   outdoor: Step;
   /** Where the points go. */
   write(lines: readonly string[]): void;
+  /** Also receives the points written (MQTT); called after `write`, never awaited. */
+  publish?(samples: readonly Sample[]): void;
   /** Logger. */
   log: Log;
   /** The clock. @default () => new Date() */
@@ -49,9 +51,11 @@ export function createCollector(options: CollectorOptions): Collector {
 
   const write = (samples: readonly Sample[]) => {
     const lines: string[] = [];
+    const written: Sample[] = [];
     for (const sample of samples) {
       try {
         lines.push(toLineProtocol(sample));
+        written.push(sample);
         log.info(describeSample(sample));
       } catch (error) {
         log.error(
@@ -59,7 +63,13 @@ export function createCollector(options: CollectorOptions): Collector {
         );
       }
     }
-    if (lines.length > 0) options.write(lines);
+    if (lines.length === 0) return;
+    options.write(lines);
+    try {
+      options.publish?.(written);
+    } catch (error) {
+      log.debug(`Publishing the points failed: ${errorText(error)}`);
+    }
   };
 
   const runStep = async (

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { createMemoryLog } from "../../lib/testing.ts";
-import { createIndoorStep, type ReadThermometer } from "./indoor_step.ts";
+import {
+  createIndoorStep,
+  type ReadThermometer,
+  seaLevelPressure,
+} from "./indoor_step.ts";
 import { float, type Sample } from "./sample.ts";
 
 const time = new Date("2026-11-21T20:15:00Z");
@@ -188,4 +192,83 @@ Deno.test("createIndoorStep() abandons a hung scan after the reader's 20 s plus 
   } finally {
     clock.uninstall();
   }
+});
+
+Deno.test("seaLevelPressure() matches values computed by hand", () => {
+  // P0 = P / (1 - h / 44330)^5.255, worked out separately to 0.01 hPa.
+  const cases: [number, number, number][] = [
+    [950, 650, 1026.68],
+    [1000, 100, 1011.94],
+    [800, 2000, 1019.65],
+    [1013.25, 0, 1013.25],
+  ];
+  for (const [hPa, metres, expected] of cases) {
+    assert.equal(
+      Math.round(seaLevelPressure(hPa, metres) * 100) / 100,
+      expected,
+      `${hPa} hPa at ${metres} m`,
+    );
+  }
+});
+
+Deno.test("createIndoorStep() adds sea_level to home_pressure when the altitude is set", async () => {
+  const log = createMemoryLog();
+  const indoor = createIndoorStep({
+    pressure: () => ({ read: () => Promise.resolve(950) }),
+    timeoutMs: 100,
+    altitudeM: 650,
+    log,
+  });
+  const [point] = await indoor(time);
+  assert.equal(point?.measurement, "home_pressure");
+  assert.deepEqual(Object.keys(point!.fields), ["value", "sea_level"]);
+  assert.equal(point!.fields.value!.value, 950);
+  const seaLevel = point!.fields.sea_level!.value as number;
+  assert.ok(Math.abs(seaLevel - 1026.68) < 0.005, `${seaLevel}`);
+});
+
+Deno.test("createIndoorStep() abandons a hung BLE_SENSORS scan and still writes the pressure", async () => {
+  const log = createMemoryLog();
+  const indoor = createIndoorStep({
+    pressure,
+    sensors: {
+      names: ["kitchen", "hall"],
+      read: ({ signal }) =>
+        new Promise((_, reject) =>
+          signal.addEventListener("abort", () => reject(signal.reason))
+        ),
+    },
+    timeoutMs: 20,
+    graceMs: 10,
+    log,
+  });
+  const samples = await indoor(time);
+  assert.deepEqual(samples.map((s) => s.measurement), ["home_pressure"]);
+  assert.deepEqual(log.at("ERROR"), [
+    "Indoor step: no reading from the BLE sensors (kitchen, hall): BLE sensor scan gave no answer within 30 ms",
+  ]);
+});
+
+Deno.test("createIndoorStep() writes only what a sensor's frame carried", async () => {
+  const log = createMemoryLog();
+  const indoor = createIndoorStep({
+    pressure: () => undefined,
+    sensors: {
+      names: ["hall"],
+      read: () =>
+        Promise.resolve(
+          new Map([["hall", { temperature: 19.5, pressure: 1000 }]]),
+        ),
+    },
+    timeoutMs: 100,
+    log,
+  });
+  assert.deepEqual(await indoor(time), [{
+    measurement: "home_temperature",
+    location: "in",
+    sensor: "hall",
+    time,
+    fields: { value: float(19.5) },
+  }]);
+  assert.deepEqual(log.entries, []);
 });

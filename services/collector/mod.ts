@@ -19,16 +19,27 @@ export const collectorRole = defineRole({
   // Loaded on start only: the InfluxDB client is not needed by other roles.
   async start(settings, { flags, log }) {
     const { startCollector } = await import("./start_collector.ts");
+    // Loaded only when MQTT_URL is set.
+    const mqtt = settings.MQTT_URL === undefined
+      ? undefined
+      : await import("./mqtt_publisher.ts");
     return startCollector(settings, {
       log,
       once: flags.has("once"),
       createPressureSource: () => createPressureSource(settings, { log }),
+      createMqttPublisher: mqtt?.createMqttPublisher,
       // Loaded on first use: the BLE stack is only needed when a thermometer is set.
       readTemperature: async (address, options) => {
         const { readTemperature } = await import(
           "../../drivers/ble/read_temperature.ts"
         );
         return await readTemperature(address, { ...options, log });
+      },
+      readSensors: async (sensors, options) => {
+        const { readSensors } = await import(
+          "../../drivers/ble/read_sensors.ts"
+        );
+        return await readSensors(sensors, { ...options, log });
       },
     });
   },

@@ -18,6 +18,8 @@ export interface Sample {
   readonly measurement: string;
   /** The `location` tag. */
   readonly location: "in" | "out";
+  /** The `sensor` tag (a `BLE_SENSORS` name), when the point is one sensor's. */
+  readonly sensor?: string;
   /** Time of the point. */
   readonly time: Date;
   /** Fields by name. */
@@ -54,6 +56,7 @@ export function toLineProtocol(sample: Sample): string {
   const point = new Point(sample.measurement)
     .tag("location", sample.location)
     .timestamp(sample.time);
+  if (sample.sensor !== undefined) point.tag("sensor", sample.sensor);
   for (const [name, field] of Object.entries(sample.fields)) {
     if (field.type === "float") point.floatField(name, field.value);
     else if (field.type === "int") point.intField(name, field.value);
@@ -82,6 +85,7 @@ export function describeSample(sample: Sample): string {
       time: sample.time.toISOString(),
       measurement: sample.measurement,
       location: sample.location,
+      ...(sample.sensor === undefined ? {} : { sensor: sample.sensor }),
       fields,
     })
   }`;

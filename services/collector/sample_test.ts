@@ -46,3 +46,21 @@ Deno.test("describeSample() names time, measurement, location and fields", () =>
     'Write {"time":"2026-11-21T20:15:00.123Z","measurement":"home_rain","location":"out","fields":{"value":true,"level":2}}',
   );
 });
+
+Deno.test("toLineProtocol() and describeSample() carry the sensor tag of a BLE_SENSORS point", () => {
+  const point: Sample = {
+    measurement: "home_battery",
+    location: "in",
+    sensor: "kitchen",
+    time: new Date(1000),
+    fields: { value: float(80) },
+  };
+  assert.equal(
+    toLineProtocol(point),
+    "home_battery,location=in,sensor=kitchen value=80 1000",
+  );
+  assert.equal(
+    describeSample(point),
+    'Write {"time":"1970-01-01T00:00:01.000Z","measurement":"home_battery","location":"in","sensor":"kitchen","fields":{"value":80}}',
+  );
+});

@@ -23,6 +23,7 @@ import {
   url,
 } from "../../lib/setting_kinds.ts";
 import { normalizeBluetoothAddress } from "../../drivers/ble/bluetooth_address.ts";
+import { parseBleSensors } from "../../drivers/ble/ble_sensor.ts";
 import { cronSchedule } from "./cron_schedule.ts";
 import { pressureSettings } from "../../drivers/pressure/mod.ts";
 import { baseUrl } from "./tsdb_target.ts";
@@ -40,6 +41,26 @@ export function hideUserinfo(value: string): string {
       return `${scheme ?? ""}${user}@`;
     },
   );
+}
+
+/** Checks an `MQTT_URL`: mqtt(s)://[user:pass@]host[:port], quoted without its password. */
+function mqttUrl(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // reported below
+  }
+  if (
+    !url || !["mqtt:", "mqtts:"].includes(url.protocol) || url.hostname === ""
+  ) {
+    throw new Error(
+      `"${
+        hideUserinfo(value)
+      }" is not mqtt://[user:pass@]host[:port] or mqtts://...`,
+    );
+  }
+  return value;
 }
 
 /** Whether `host` is a host name, `host:port`, or an http(s) base URL. */
@@ -65,8 +86,16 @@ export const collectorSettings = {
     "a Bluetooth address such as AA:BB:CC:DD:EE:FF",
     (address) => normalizeBluetoothAddress(address) !== undefined,
   )),
+  BLE_SENSORS: optional(custom(
+    {
+      description:
+        "BLE thermometers as name=kind:address[,name=kind:address...], kind beewi, pvvx, atc1441 or bthome; each writes home_temperature, home_humidity and home_battery with the tag sensor=<name>",
+    },
+    parseBleSensors,
+  )),
   TEMPERATURE_TIMEOUT_MS: durationMs({
-    description: "Time the thermometer scan gets for a reading on each pass",
+    description:
+      "Time the thermometer scan (and the BLE_SENSORS scan) gets for a reading on each pass",
     default: 20_000,
     min: 1,
   }),
@@ -146,6 +175,11 @@ export const collectorSettings = {
   TSDB_TOKEN: optional(headerSecret({ description: "API token (v2)" })),
   TSDB_USERNAME: optional(text({ description: "User name (v1)" })),
   TSDB_PASSWORD: optional(secret({ description: "Password (v1)" })),
+  TSDB_BUFFER_PATH: text({
+    description:
+      "SQLite file holding every point until the store acknowledges it (survives a restart or power cut; its folder is created); :memory: keeps them in memory only",
+    default: "./data/collector-buffer.sqlite3",
+  }),
   TSDB_BUFFER_LIMIT: integer({
     description: "Most points kept for retry while the store is down",
     default: 10_000,
@@ -156,7 +190,31 @@ export const collectorSettings = {
     default: 10_000,
     min: 1,
   }),
+  MQTT_URL: optional(custom(
+    {
+      description:
+        "MQTT broker (mqtt://[user:pass@]host[:port] or mqtts://) receiving each reading and the Home Assistant discovery configurations; unset: no MQTT",
+      secret: true,
+    },
+    mqttUrl,
+  )),
+  MQTT_DISCOVERY_PREFIX: refine(
+    text({
+      description: "Topic prefix of the Home Assistant MQTT discovery",
+      default: "homeassistant",
+    }),
+    "a topic prefix without wildcards (+, #)",
+    (prefix) => !/[+#]/.test(prefix),
+  ),
   ...pressureSettings,
+  PRESSURE_ALTITUDE_M: optional(refine(
+    decimal({
+      description:
+        "Altitude of the pressure sensor in metres: adds the field sea_level (pressure reduced to sea level) to the indoor home_pressure",
+    }),
+    "an altitude in metres from -500 to 9000",
+    (metres) => metres >= -500 && metres <= 9000,
+  )),
 };
 
 /** The parsed collector settings. */

@@ -9,6 +9,8 @@ Deno.test("collectorSettings needs only TSDB_HOST and has the documented default
   assert.equal(settings.COLLECTOR_SCHEDULE, "*/5 * * * *");
   assert.equal(settings.TSDB_API, "v1");
   assert.equal(settings.TSDB_BUFFER_LIMIT, 10_000);
+  assert.equal(settings.TSDB_BUFFER_PATH, "./data/collector-buffer.sqlite3");
+  assert.equal(settings.PRESSURE_ALTITUDE_M, undefined);
   assert.equal(settings.WEATHER_BASE_URL, "https://api.openweathermap.org");
   assert.equal(settings.WEATHER_UVI_SOURCE, "uvi");
   assert.equal(settings.WEATHER_API_KEY, undefined);
@@ -128,6 +130,56 @@ Deno.test("collectorSettings keeps WEATHER_LAT within -90..90 and WEATHER_LON wi
         'Invalid WEATHER_LAT "999": expected a latitude from -90 to 90',
         'Invalid WEATHER_LON "-180.5": expected a longitude from -180 to 180',
       ]);
+      return true;
+    },
+  );
+});
+
+Deno.test("collectorSettings reads BLE_SENSORS and names its malformed entries", () => {
+  const settings = parseSettings(collectorSettings, {
+    TSDB_HOST: "influx",
+    BLE_SENSORS: "kitchen=pvvx:A4:C1:38:00:00:01",
+  });
+  assert.deepEqual(settings.BLE_SENSORS, [
+    { name: "kitchen", kind: "pvvx", address: "a4c138000001" },
+  ]);
+  assert.throws(
+    () =>
+      parseSettings(collectorSettings, {
+        TSDB_HOST: "influx",
+        BLE_SENSORS: "kitchen=xiaomi:A4:C1:38:00:00:01",
+        PRESSURE_ALTITUDE_M: "high",
+      }),
+    (error: SettingsError) => {
+      assert.deepEqual(error.problems, [
+        'Invalid BLE_SENSORS "kitchen=xiaomi:A4:C1:38:00:00:01": "kitchen=xiaomi:A4:C1:38:00:00:01": unknown kind "xiaomi" (expected beewi, pvvx, atc1441, bthome)',
+        'Invalid PRESSURE_ALTITUDE_M "high": expected a number',
+      ]);
+      return true;
+    },
+  );
+});
+
+Deno.test("collectorSettings checks MQTT_URL without quoting its password", () => {
+  const settings = parseSettings(collectorSettings, {
+    TSDB_HOST: "influx",
+    MQTT_URL: "mqtts://ha:pw@broker.lan:8883",
+  });
+  assert.equal(settings.MQTT_URL, "mqtts://ha:pw@broker.lan:8883");
+  assert.equal(settings.MQTT_DISCOVERY_PREFIX, "homeassistant");
+  assert.throws(
+    () =>
+      parseSettings(collectorSettings, {
+        TSDB_HOST: "influx",
+        MQTT_URL: "http://ha:s3cret@broker.lan",
+        MQTT_DISCOVERY_PREFIX: "home/#",
+      }),
+    (error: SettingsError) => {
+      assert.deepEqual(error.problems, [
+        'Invalid MQTT_URL: "http://ha:***@broker.lan" is not mqtt://[user:pass@]host[:port] or mqtts://...',
+        'Invalid MQTT_DISCOVERY_PREFIX "home/#": expected a topic prefix without wildcards (+, #)',
+      ]);
+      assert.ok(!error.message.includes("s3cret"));
       return true;
     },
   );

@@ -7,13 +7,20 @@
 import type { Log } from "../../lib/log.ts";
 import type { RunningRole } from "../../lib/role.ts";
 import { createCollector } from "./collector.ts";
-import { createIndoorStep, type ThermometerReading } from "./indoor_step.ts";
+import {
+  createIndoorStep,
+  type ReadSensors,
+  type ThermometerReading,
+} from "./indoor_step.ts";
+import type { BleSensor } from "../../drivers/ble/ble_sensor.ts";
 import { createOutdoorStep } from "./outdoor_step.ts";
 import type { PressureSource } from "../../drivers/pressure/pressure_source.ts";
 import type { CollectorSettings } from "./settings.ts";
 import { createLineSender } from "./line_sender.ts";
 import { tsdbTarget } from "./tsdb_target.ts";
 import { createTsdbWriter } from "./tsdb_writer.ts";
+import { openPointQueue, PointQueueFileError } from "./point_queue.ts";
+import type { MqttPublisher } from "./mqtt_publisher.ts";
 import { createWeatherClient } from "./weather_client.ts";
 
 /** Registers `handler` on a cron expression until `signal` aborts. */
@@ -36,6 +43,18 @@ export interface CollectorDependencies {
     address: string,
     options: { timeoutMs: number; signal: AbortSignal },
   ): Promise<ThermometerReading | undefined>;
+  /** Scans once for the `BLE_SENSORS` thermometers. */
+  readSensors?(
+    sensors: readonly BleSensor[],
+    options: Parameters<ReadSensors>[0],
+  ): ReturnType<ReadSensors>;
+  /**
+   * Makes the MQTT publisher when `MQTT_URL` is set (after the buffer opened).
+   * @default none: no MQTT
+   */
+  createMqttPublisher?(
+    options: { url: string; discoveryPrefix: string; log: Log },
+  ): MqttPublisher;
   /** @default Deno.cron */
   schedule?: Schedule;
   /** Bound of the final flush on stop. @default 10000 */
@@ -50,8 +69,19 @@ const denoCron: Schedule = (expression, handler, signal) => {
   Deno.cron("homewire collector", expression, { signal }, handler);
 };
 
+/** Opens the queue of `TSDB_BUFFER_PATH`, naming the setting when it cannot. */
+function openBuffer(path: string) {
+  try {
+    return openPointQueue(path);
+  } catch (error) {
+    if (!(error instanceof PointQueueFileError)) throw error;
+    throw new Error(`TSDB_BUFFER_PATH: ${error.message}`, { cause: error });
+  }
+}
+
 /**
- * Starts the collector: one pass now, then one per schedule tick; with `once`, one
+ * Starts the collector: one pass now, then one per schedule tick (points waiting in
+ * `TSDB_BUFFER_PATH` from an earlier run are written first); with `once`, one
  * pass whose `done` resolves after the final flush with 0 when every point was
  * written, and 1 when some were refused by the store, dropped from the full buffer or
  * still unwritten when the flush gave up.
@@ -72,8 +102,13 @@ export function startCollector(
     username: settings.TSDB_USERNAME,
     password: settings.TSDB_PASSWORD,
   });
+  const bufferPath = settings.TSDB_BUFFER_PATH;
   const writer = createTsdbWriter({
     send: createLineSender(target),
+    queue: openBuffer(bufferPath),
+    keptIn: bufferPath === ":memory:"
+      ? undefined
+      : `${bufferPath} for the next start`,
     label: target.label,
     bufferLimit: settings.TSDB_BUFFER_LIMIT,
     timeoutMs: settings.TSDB_TIMEOUT_MS,
@@ -83,16 +118,26 @@ export function startCollector(
 
   let pressure: PressureSource | undefined | null = null;
   const address = settings.TEMPERATURE_SENSOR;
+  const bleSensors = settings.BLE_SENSORS;
   const indoor = createIndoorStep({
     pressure: () =>
       pressure === null ? pressure = deps.createPressureSource() : pressure,
     thermometer: address === undefined
       ? undefined
       : (options) => deps.readTemperature(address, options),
-    missing:
-      "TEMPERATURE_SENSOR is not set: set the BLE address of the thermometer",
+    // With BLE_SENSORS set, TEMPERATURE_SENSOR is not needed.
+    missing: bleSensors
+      ? undefined
+      : "TEMPERATURE_SENSOR is not set: set the BLE address of the thermometer",
+    sensors: bleSensors && deps.readSensors
+      ? {
+        names: bleSensors.map((sensor) => sensor.name),
+        read: (options) => deps.readSensors!(bleSensors, options),
+      }
+      : undefined,
     timeoutMs: settings.TEMPERATURE_TIMEOUT_MS,
     graceMs: deps.graceMs,
+    altitudeM: settings.PRESSURE_ALTITUDE_M,
     log,
   });
   const apiKey = settings.WEATHER_API_KEY;
@@ -111,6 +156,12 @@ export function startCollector(
     uviSource: settings.WEATHER_UVI_SOURCE,
     log,
   });
+  const mqttUrl = settings.MQTT_URL;
+  const mqtt = mqttUrl === undefined ? undefined : deps.createMqttPublisher?.({
+    url: mqttUrl,
+    discoveryPrefix: settings.MQTT_DISCOVERY_PREFIX,
+    log,
+  });
   let produced = 0; // points handed to the writer, for the verdict of `--once`
   const collector = createCollector({
     indoor,
@@ -119,8 +170,14 @@ export function startCollector(
       produced += lines.length;
       return writer.write(lines);
     },
+    publish: mqtt?.publish,
     log,
   });
+  /** Ends the writer, then MQTT (`offline`), each bounded. */
+  const closeOutputs = async () => {
+    await writer.close(finalFlushMs);
+    await mqtt?.close(Math.min(finalFlushMs, 2000));
+  };
 
   const stopping = new AbortController();
   const finalFlushMs = deps.finalFlushMs ?? 10_000;
@@ -146,7 +203,7 @@ export function startCollector(
       // A pass a signal cut short collected nothing because it was stopped.
       const empty = produced === 0 && !stopping.signal.aborted;
       if (empty) log.error("The pass collected no point: nothing to write");
-      await writer.close(finalFlushMs);
+      await closeOutputs();
       return empty || writer.dropped + writer.pending > 0 ? 1 : 0;
     });
     return {
@@ -172,7 +229,7 @@ export function startCollector(
       stopping.abort();
       await first;
       await current;
-      await writer.close(finalFlushMs);
+      await closeOutputs();
     },
   };
 }

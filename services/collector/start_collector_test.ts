@@ -20,6 +20,7 @@ function harness(env: Record<string, string> = {}) {
     WEATHER_BASE_URL: weather.url,
     TEMPERATURE_SENSOR: "AA:BB:CC:DD:EE:FF",
     TEMPERATURE_TIMEOUT_MS: "200",
+    TSDB_BUFFER_PATH: ":memory:",
     ...env,
   });
   const log = createMemoryLog();
@@ -334,3 +335,99 @@ async function waitUntil(condition: () => boolean, timeoutMs = 5000) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+Deno.test("startCollector() writes each BLE_SENSORS sensor with its sensor tag, a missing one failing alone", async () => {
+  const h = harness({
+    TEMPERATURE_SENSOR: "",
+    WEATHER_API_KEY: "",
+    BLE_SENSORS:
+      "kitchen=pvvx:A4:C1:38:00:00:01,hall=bthome:A4:C1:38:00:00:02,garage=atc1441:A4:C1:38:00:00:03",
+  });
+  const scans: string[][] = [];
+  const role = startCollector(h.settings, {
+    ...h.deps,
+    once: true,
+    readSensors: (sensors) => {
+      scans.push(sensors.map((s) => `${s.name}=${s.kind}:${s.address}`));
+      return Promise.resolve(
+        new Map([
+          ["kitchen", { temperature: 21.34, humidity: 45.5, battery: 80 }],
+          ["hall", { temperature: 19.5 }],
+        ]),
+      );
+    },
+  });
+  try {
+    assert.equal(await role.done, 0);
+    assert.deepEqual(scans, [[
+      "kitchen=pvvx:a4c138000001",
+      "hall=bthome:a4c138000002",
+      "garage=atc1441:a4c138000003",
+    ]]);
+    assert.deepEqual(
+      h.store.lines().map((line) => line.replace(/ \d+$/, "")).sort(),
+      [
+        "home_battery,location=in,sensor=kitchen value=80",
+        "home_humidity,location=in,sensor=kitchen value=45.5",
+        "home_pressure,location=in value=1009.5",
+        "home_temperature,location=in,sensor=hall value=19.5",
+        "home_temperature,location=in,sensor=kitchen value=21.34",
+      ],
+    );
+    assert.deepEqual(h.log.at("ERROR").sort(), [
+      'Indoor step: no reading from BLE sensor "garage" within 200 ms',
+      "Outdoor step failed: WEATHER_API_KEY is not set: set the OpenWeatherMap API key",
+    ]);
+    assert.match(
+      h.log.at("INFO").join("\n"),
+      /Write \{"time":"[^"]+","measurement":"home_temperature","location":"in","sensor":"hall","fields":\{"value":19\.5\}\}/,
+    );
+    assert.deepEqual(h.addresses, [], "no TEMPERATURE_SENSOR scan");
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("startCollector() keeps writing TEMPERATURE_SENSOR as before next to BLE_SENSORS, one scan after the other", async () => {
+  const h = harness({
+    WEATHER_API_KEY: "",
+    BLE_SENSORS: "kitchen=pvvx:A4:C1:38:00:00:01",
+  });
+  const order: string[] = [];
+  const role = startCollector(h.settings, {
+    ...h.deps,
+    once: true,
+    readTemperature: async (address) => {
+      order.push(`thermometer ${address}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      order.push("thermometer done");
+      return { temperature: 21.5, humidity: 40, battery: 90 };
+    },
+    readSensors: () => {
+      order.push("sensors");
+      return Promise.reject(new Error("Bluetooth is unavailable: no adapter"));
+    },
+  });
+  try {
+    assert.equal(await role.done, 0);
+    assert.deepEqual(order, [
+      "thermometer AA:BB:CC:DD:EE:FF",
+      "thermometer done",
+      "sensors",
+    ]);
+    assert.deepEqual(
+      h.store.lines().map((line) => line.replace(/ \d+$/, "")).sort(),
+      [
+        "home_humidity,location=in value=40",
+        "home_pressure,location=in value=1009.5",
+        "home_temperature,location=in value=21.5",
+      ],
+    );
+    assert.deepEqual(h.log.at("ERROR").sort(), [
+      "Indoor step: no reading from the BLE sensors (kitchen): Bluetooth is unavailable: no adapter",
+      "Outdoor step failed: WEATHER_API_KEY is not set: set the OpenWeatherMap API key",
+    ]);
+  } finally {
+    await h.close();
+  }
+});

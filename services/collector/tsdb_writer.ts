@@ -11,6 +11,11 @@ import { backoffDelay, sleep } from "../../lib/backoff.ts";
 import { errorText, type Log } from "../../lib/log.ts";
 import { deadline, raceSignal } from "../../lib/deadline.ts";
 import type { SendLines } from "./line_sender.ts";
+import {
+  openPointQueue,
+  type PointQueue,
+  type QueuedPoint,
+} from "./point_queue.ts";
 
 /** What {@linkcode createTsdbWriter} needs. */
 export interface TsdbWriterOptions {
@@ -28,6 +33,13 @@ export interface TsdbWriterOptions {
   batchSize?: number;
   /** Backoff between retries. @default { baseMs: 1000, maxMs: 60000 } */
   backoff?: { baseMs: number; maxMs: number };
+  /**
+   * Where points wait until the store acknowledges them; points already in it (from
+   * an earlier run) are sent first. Closed by `close`. @default an in-memory queue
+   */
+  queue?: PointQueue;
+  /** Where the queue keeps unwritten points after `close`, for the ERROR line. */
+  keptIn?: string;
 }
 
 /** The writer of {@linkcode createTsdbWriter}. */
@@ -53,9 +65,7 @@ type Outcome =
   /** `refused` of the batch were not stored; the others were (a partial write). */
   | { kind: "drop"; reason: string; refused: number };
 
-interface Entry {
-  readonly line: string;
-}
+type Entry = QueuedPoint;
 
 /**
  * Builds a {@linkcode TsdbWriter}. Connection errors, time-outs, 429 and 5xx keep the
@@ -69,17 +79,19 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   const batchSize = options.batchSize ?? 5000;
   const backoff = options.backoff ?? { baseMs: 1000, maxMs: 60_000 };
   const stopping = new AbortController();
-  let buffer: Entry[] = [];
+  const queue = options.queue ?? openPointQueue(":memory:");
   let draining: Promise<void> | undefined;
   let closed = false;
+  /** Points left when the queue was closed. */
+  let closedSize: number | undefined;
   let lastReason = "";
   let dropped = 0;
 
   /** After a failed write: keeps the newest `bufferLimit` points. */
   function trim(): void {
-    const excess = buffer.length - bufferLimit;
+    const excess = queue.size - bufferLimit;
     if (excess <= 0) return;
-    buffer.splice(0, excess);
+    queue.dropOldest(excess);
     dropped += excess;
     log.warn(
       `Time-series buffer full (${
@@ -115,8 +127,8 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
 
   async function drain(): Promise<void> {
     let attempt = 0;
-    while (buffer.length > 0 && !stopping.signal.aborted) {
-      const batch = buffer.slice(0, batchSize);
+    while (queue.size > 0 && !stopping.signal.aborted) {
+      const batch = queue.oldest(batchSize);
       const outcome = await post(batch);
       if (outcome.kind === "retry") {
         lastReason = outcome.reason;
@@ -130,8 +142,8 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
         await sleep(backoffDelay(attempt++, backoff), stopping.signal);
         continue;
       }
-      const sent = new Set(batch);
-      buffer = buffer.filter((entry) => !sent.has(entry));
+      // Only now, acknowledged: a stop or crash before this line sends them again.
+      queue.removeThrough(batch.at(-1)!);
       const refused = outcome.kind === "drop" ? outcome.refused : 0;
       const written = batch.length - refused;
       if (outcome.kind === "drop" && refused === 0) {
@@ -157,7 +169,7 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   function kick(): Promise<void> {
     draining ??= drain().finally(() => {
       draining = undefined;
-      if (buffer.length > 0 && !stopping.signal.aborted) kick();
+      if (queue.size > 0 && !stopping.signal.aborted) kick();
     });
     return draining;
   }
@@ -165,18 +177,27 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   async function flush(timeoutMs: number): Promise<boolean> {
     const limit = deadline(timeoutMs);
     try {
-      while (buffer.length > 0 && !limit.signal.aborted) {
+      while (queue.size > 0 && !limit.signal.aborted) {
         await raceSignal(kick(), limit.signal).catch(() => {});
       }
     } finally {
       limit.clear();
     }
-    return buffer.length === 0;
+    return queue.size === 0;
+  }
+
+  if (queue.size > 0) {
+    log.info(
+      `Time-series buffer holds ${
+        points(queue.size)
+      } from an earlier run: writing them first, with their original times`,
+    );
+    kick();
   }
 
   return {
     get pending() {
-      return buffer.length;
+      return closedSize ?? queue.size;
     },
     get dropped() {
       return dropped;
@@ -184,7 +205,7 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
     write(lines) {
       if (closed) return;
       // Not bounded here: the bound is for points kept after a failure (see trim).
-      buffer.push(...lines.map((line) => ({ line })));
+      queue.add(lines);
       kick();
     },
     flush,
@@ -193,11 +214,14 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
       const empty = await flush(timeoutMs);
       stopping.abort();
       await draining;
-      if (!empty && buffer.length > 0) {
+      closedSize = queue.size;
+      queue.close();
+      if (!empty && closedSize > 0) {
+        const kept = options.keptIn ? `; kept in ${options.keptIn}` : "";
         log.error(
-          `${points(buffer.length)} not written to the time-series store: ${
+          `${points(closedSize)} not written to the time-series store: ${
             lastReason || "no answer in time"
-          }`,
+          }${kept}`,
         );
       }
     },

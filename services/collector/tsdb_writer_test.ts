@@ -4,6 +4,7 @@ import { createMemoryLog } from "../../lib/testing.ts";
 import { createLineSender } from "./line_sender.ts";
 import { tsdbTarget } from "./tsdb_target.ts";
 import { createTsdbWriter, partialWriteDropped } from "./tsdb_writer.ts";
+import { openPointQueue } from "./point_queue.ts";
 
 function writerFor(
   port: number,
@@ -315,4 +316,51 @@ Deno.test("createTsdbWriter() close() gives up after its bound and says what was
   assert.equal(writer.dropped, 0);
   writer.write(["ignored v=1 1"]);
   assert.equal(writer.pending, 2);
+});
+
+Deno.test("createTsdbWriter() sends the points of an earlier run first and removes only what the store acknowledged", async () => {
+  const store = startStore();
+  const dir = await Deno.makeTempDir({ prefix: "homewire-writer-" });
+  const log = createMemoryLog();
+  try {
+    const path = `${dir}/buffer.sqlite3`;
+    const earlier = openPointQueue(path);
+    earlier.add(["old value=1 1000", "old value=2 2000"]);
+    earlier.close();
+    const target = tsdbTarget({
+      host: "127.0.0.1",
+      port: store.port,
+      api: "v1",
+      database: "home",
+    });
+    store.statuses.push(503);
+    const writer = createTsdbWriter({
+      send: createLineSender(target),
+      label: target.label,
+      bufferLimit: 100,
+      timeoutMs: 500,
+      backoff: { baseMs: 10, maxMs: 40 },
+      queue: openPointQueue(path),
+      keptIn: path,
+      log,
+    });
+    writer.write(["new value=3 3000"]);
+    assert.equal(await writer.flush(5000), true);
+    await writer.close(1000);
+    assert.deepEqual(log.at("INFO").slice(0, 1), [
+      "Time-series buffer holds 2 points from an earlier run: writing them first, with their original times",
+    ]);
+    // The first batch was refused with 503 and sent again.
+    assert.deepEqual(store.lines().slice(0, 2), [
+      "old value=1 1000",
+      "old value=2 2000",
+    ]);
+    assert.ok(store.lines().includes("new value=3 3000"));
+    const after = openPointQueue(path);
+    assert.equal(after.size, 0);
+    after.close();
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -25,7 +25,7 @@ export function parseSigningSecret(raw: string): Uint8Array {
   const encoded = raw.startsWith(PREFIX) ? raw.slice(PREFIX.length) : undefined;
   if (encoded === undefined || encoded === "" || !BASE64.test(encoded)) {
     throw new Error(
-      `expected "${PREFIX}" followed by the base64 of the key, as Standard Webhooks secrets are written (e.g. ${PREFIX}MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw)`,
+      `expected "${PREFIX}" followed by the base64 of the key, as Standard Webhooks secrets are written`,
     );
   }
   const binary = atob(encoded.padEnd(Math.ceil(encoded.length / 4) * 4, "="));

@@ -144,14 +144,14 @@ export const forwarderSettings = {
   }),
   FORWARD_BACKOFF_BASE_MS: optional(upToTwelveHours({
     description:
-      "Hides a message left for redelivery for this × 2^(receive count − 1), ±10% (default: off, the visibility timeout)",
+      "Backoff of a message left for redelivery: hidden for this × 2^(receive count − 1), ±10% (1 to 43200000 ms; default: off, the visibility timeout)",
     min: 1,
   })),
   FORWARD_BACKOFF_MAX_MS: upToTwelveHours({
     description:
-      "Longest backoff or Retry-After a message waits before its redelivery (at most 12 h)",
+      "Longest backoff or Retry-After before a redelivery (1 to 43200000 ms, 12 h)",
     default: 3_600_000,
-    min: 1000,
+    min: 1,
   }),
   FORWARDER_METRICS_HOST: host({
     description: "Address of the metrics endpoint",

@@ -100,7 +100,9 @@ const SQS_BATCH_MAX = 10;
  * Returns a {@linkcode Forwarder}. Per message: the body is logged at INFO and posted;
  * any HTTP status outside `retryStatuses` gets the message deleted (one that is not
  * 2xx with a WARNING naming the message and the status); an error (refused, DNS,
- * time-out) is logged at ERROR and leaves it in the queue. A failed receive is
+ * time-out) is logged at ERROR and leaves it in the queue; a message left in the
+ * queue is no longer extended, and `retryDelay` may set when it comes back. Each post
+ * carries the message's `headers`, when given. A failed receive is
  * logged at ERROR and retried with capped, jittered backoff; the loop never ends on its
  * own.
  *

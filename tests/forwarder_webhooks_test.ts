@@ -5,7 +5,10 @@
  * for redelivery, and the request unchanged without any of them.
  */
 import assert from "node:assert/strict";
-import { SendMessageCommand } from "@aws-sdk/client-sqs";
+import {
+  SendMessageBatchCommand,
+  SendMessageCommand,
+} from "@aws-sdk/client-sqs";
 import { Webhook } from "standardwebhooks";
 import {
   type SinkRequest,
@@ -391,6 +394,54 @@ Deno.test("forwarder webhook options through main.ts", async (t) => {
         output,
         /\[INFO\] Message \S+ comes back in 2 s \(backoff after receive 2\)/,
       );
+    },
+  );
+
+  await t.step(
+    "backs off a FIFO message, its group's order rules unchanged",
+    async () => {
+      const url = await fauxqs.createQueue("backoff.fifo", {
+        FifoQueue: "true",
+        VisibilityTimeout: "30",
+      });
+      let firstCalls = 0;
+      const sink = startSink({
+        status: (r) => r.body === '"g:0"' && ++firstCalls === 1 ? 503 : 200,
+      });
+      await fauxqs.client.send(
+        new SendMessageBatchCommand({
+          QueueUrl: url,
+          Entries: ["g:0", "g:1"].map((body, i) => ({
+            Id: String(i),
+            MessageBody: body,
+            MessageGroupId: "g",
+            MessageDeduplicationId: `d${i}`,
+          })),
+        }),
+      );
+      const started = performance.now();
+      const main = startMain(["forwarder"], {
+        env: {
+          ...base(url, sink.url),
+          FORWARD_RETRY_STATUSES: "503",
+          FORWARD_BACKOFF_BASE_MS: "1s",
+        },
+      });
+      try {
+        await sink.waitFor(3);
+        await until(emptied(url));
+      } finally {
+        assert.equal(await main.stop("SIGTERM"), 0);
+        await sink.stop();
+      }
+      // As before: a failed post does not hold back the next of its group received
+      // in the same batch, and the queue hands out no more of a group while one is
+      // in flight; the failed one comes back after its backoff, not after 30 s.
+      const bodies = sink.bodies();
+      assert.deepEqual(bodies.toSorted(), ['"g:0"', '"g:0"', '"g:1"']);
+      assert.equal(bodies[0], '"g:0"', "the group's first message first");
+      assert.ok(performance.now() - started < 20_000);
+      await main.waitFor(/comes back in 1 s \(backoff after receive 1\)/);
     },
   );
 

@@ -25,6 +25,8 @@ export interface FakeQueue extends Queue {
   readonly extendedBy: number[];
   /** The visibility timeout each receive call asked for, in call order. */
   readonly receiveVisibility: (number | undefined)[];
+  /** Each visibility set on one message (a backoff): its id and the seconds. */
+  readonly visibilitySet: [string, number][];
 }
 
 /** Returns `count` messages `${prefix}0`..., of FIFO group `groupId` when given. */
@@ -58,6 +60,7 @@ export function createFakeQueue(
   const extended: string[][] = [];
   const extendedBy: number[] = [];
   const receiveVisibility: (number | undefined)[] = [];
+  const visibilitySet: [string, number][] = [];
   return {
     get receives() {
       return receives;
@@ -73,6 +76,7 @@ export function createFakeQueue(
     extended,
     extendedBy,
     receiveVisibility,
+    visibilitySet,
     visibilityTimeout: () => Promise.resolve(visibilitySeconds),
     async receive(signal, visibilityTimeout) {
       receives++;
@@ -103,6 +107,10 @@ export function createFakeQueue(
       extended.push(batch.map((message) => message.id));
       extendedBy.push(seconds);
       return Promise.resolve([]);
+    },
+    setVisibility(message, seconds) {
+      visibilitySet.push([message.id, seconds]);
+      return Promise.resolve();
     },
   };
 }

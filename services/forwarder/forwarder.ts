@@ -16,7 +16,8 @@ import { startHeartbeat } from "./heartbeat.ts";
 import { createLimiter } from "./limiter.ts";
 import { createMetrics, type ForwarderMetrics } from "./metrics.ts";
 import { createSlots } from "./slots.ts";
-import type { Post } from "./poster.ts";
+import type { BackoffDecision, RetryCause } from "./backoff_visibility.ts";
+import type { ExtraHeaders, Post } from "./poster.ts";
 import type { Queue, QueueMessage } from "./sqs_queue.ts";
 import { createVisibilityLookup, type Visibility } from "./visibility.ts";
 
@@ -61,7 +62,23 @@ export interface ForwarderOptions {
   log: Log;
   metrics?: ForwarderMetrics;
   settings?: ForwarderTuning;
+  /**
+   * Headers added to a message's post (signature, sqsd headers); none when unset,
+   * the request then exactly the spec's.
+   */
+  headers?: (message: QueueMessage) => ExtraHeaders;
+  /**
+   * The visibility timeout of a message left for redelivery (see
+   * `backoff_visibility.ts`); `undefined` keeps the one it has. Unset: never changed.
+   */
+  retryDelay?: (cause: RetryCause) => BackoffDecision | undefined;
 }
+
+/**
+ * What became of one post: deleted, left for redelivery (with what the delay is
+ * computed from), cut off by the stop, or (`undefined`) not posted at all.
+ */
+type Outcome = "delete" | "abandoned" | RetryCause | undefined;
 
 /** A forwarder. */
 export interface Forwarder {
@@ -83,7 +100,9 @@ const SQS_BATCH_MAX = 10;
  * Returns a {@linkcode Forwarder}. Per message: the body is logged at INFO and posted;
  * any HTTP status outside `retryStatuses` gets the message deleted (one that is not
  * 2xx with a WARNING naming the message and the status); an error (refused, DNS,
- * time-out) is logged at ERROR and leaves it in the queue. A failed receive is
+ * time-out) is logged at ERROR and leaves it in the queue; a message left in the
+ * queue is no longer extended, and `retryDelay` may set when it comes back. Each post
+ * carries the message's `headers`, when given. A failed receive is
  * logged at ERROR and retried with capped, jittered backoff; the loop never ends on its
  * own.
  *
@@ -96,7 +115,7 @@ const SQS_BATCH_MAX = 10;
  * ```
  */
 export function createForwarder(options: ForwarderOptions): Forwarder {
-  const { queue, post, log } = options;
+  const { queue, post, log, headers, retryDelay } = options;
   const metrics = options.metrics ?? createMetrics();
   const tuning = options.settings ?? {};
   const retryStatuses = tuning.retryStatuses ?? new Set<number>();
@@ -120,12 +139,26 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   let running: Promise<void> | undefined;
   let unposted = 0; // messages let go unposted once the stop gave up on the posts
 
-  /** Posts one message; true when it may be deleted. */
-  async function forward(message: QueueMessage): Promise<boolean> {
+  /** The receive count SQS gave, when the receive asked for it. */
+  function receiveCount(message: QueueMessage): number | undefined {
+    const count = Number(message.systemAttributes?.ApproximateReceiveCount);
+    return Number.isInteger(count) && count > 0 ? count : undefined;
+  }
+
+  /** Posts one message and says what to do with it. */
+  async function forward(message: QueueMessage): Promise<Outcome> {
     log.info(message.body);
     const started = performance.now();
+    const retry = (retryAfter?: string): RetryCause => ({
+      receiveCount: receiveCount(message),
+      ...(retryAfter === undefined ? {} : { retryAfter }),
+    });
     try {
-      const reply = await post(message.body, aborting.signal);
+      const reply = await post(
+        message.body,
+        aborting.signal,
+        headers?.(message),
+      );
       const { status } = reply;
       metrics.observePost(performance.now() - started);
       if (retryStatuses.has(status)) {
@@ -133,7 +166,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         log.warn(
           `Endpoint answered ${status} for message ${message.id}: left in the queue for redelivery`,
         );
-        return false;
+        return retry(reply.retryAfter);
       }
       metrics.count("posted");
       // The spec deletes after any status: say so when it is not a success, or a
@@ -141,14 +174,14 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       if (status < 200 || status > 299) {
         log.warn(deletedReplyWarning(message.id, reply));
       }
-      return true;
+      return "delete";
     } catch (error) {
       if (aborting.signal.aborted) {
         // Cut off by the stop's limit, not by the endpoint.
         log.warn(
           `Post of message ${message.id} abandoned at the stop; left in the queue`,
         );
-        return false;
+        return "abandoned";
       }
       metrics.count("failed");
       log.error(
@@ -156,7 +189,39 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
           causeText(error)
         }; left in the queue`,
       );
-      return false;
+      return retry();
+    }
+  }
+
+  /**
+   * Hides a message left for redelivery for the delay its receive count or the
+   * endpoint asked for, once no extension of the heartbeat names it any more.
+   */
+  async function delayRedelivery(
+    message: QueueMessage,
+    cause: RetryCause,
+    released: Promise<void>,
+  ): Promise<void> {
+    const decision = retryDelay?.(cause);
+    await released;
+    if (decision === undefined) return;
+    const { seconds } = decision;
+    try {
+      await queue.setVisibility(message, seconds);
+      metrics.count("backoffs");
+      log.info(
+        `Message ${message.id} comes back in ${seconds} s (${
+          decision.fromRetryAfter
+            ? "the endpoint's Retry-After"
+            : `backoff after receive ${cause.receiveCount ?? 1}`
+        })`,
+      );
+    } catch (error) {
+      log.warn(
+        `Cannot delay the redelivery of message ${message.id}: ${
+          causeText(error)
+        }; it comes back after its visibility timeout`,
+      );
     }
   }
 
@@ -214,17 +279,24 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         const done: QueueMessage[] = [];
         for (const message of chain) {
           // Once the stop has given up on the posts, the rest stays queued unposted.
-          const ok = await limiter.run(() =>
+          const outcome = await limiter.run(() =>
             aborting.signal.aborted
               ? Promise.resolve(undefined)
               : forward(message)
           );
           inHand.give(1);
           // A posted message stays hidden until its delete; one left in the queue is
-          // let go, to come back after its visibility timeout.
-          if (ok) done.push(message);
-          else heartbeat.done(message);
-          if (ok === undefined) unposted++;
+          // let go, to come back after its visibility timeout or its backoff.
+          if (outcome === "delete") done.push(message);
+          else if (outcome === undefined) {
+            heartbeat.done(message);
+            unposted++;
+          } else if (outcome === "abandoned" || retryDelay === undefined) {
+            heartbeat.done(message);
+          } else {
+            const released = heartbeat.release([message]);
+            track(deletes, delayRedelivery(message, outcome, released));
+          }
         }
         if (chain[0]?.groupId === undefined) posted.push(...done);
         else groupDeletes.add(done);

@@ -378,6 +378,7 @@ Deno.test("createForwarder() backs off once for all receivers while the queue is
       },
       deleteBatch: () => Promise.resolve([]),
       extendVisibility: () => Promise.resolve([]),
+      setVisibility: () => Promise.resolve(),
     },
     post: () => Promise.resolve(OK),
     log,

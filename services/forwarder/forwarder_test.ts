@@ -243,6 +243,7 @@ Deno.test("createForwarder() pauses after an empty receive when told to", async 
     },
     deleteBatch: () => Promise.resolve([]),
     extendVisibility: () => Promise.resolve([]),
+    setVisibility: () => Promise.resolve(),
   };
   const forwarder = createForwarder({
     queue: emptyQueue,
@@ -281,6 +282,7 @@ Deno.test("createForwarder() asks for the queue's visibility timeout once, also 
       return Promise.resolve([]);
     },
     extendVisibility: () => Promise.resolve([]),
+    setVisibility: () => Promise.resolve(),
   };
   const log = createMemoryLog();
   const forwarder = createForwarder({

@@ -24,6 +24,7 @@ function slowQueue() {
           release: () => resolve([]),
         })
       ),
+    setVisibility: () => Promise.resolve(),
   };
   return { queue, calls };
 }

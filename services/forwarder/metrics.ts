@@ -10,7 +10,8 @@ export type CounterName =
   | "posted"
   | "deleted"
   | "failed"
-  | "retried";
+  | "retried"
+  | "backoffs";
 
 const HELP: Record<CounterName, string> = {
   received: "Messages received from the queue",
@@ -19,6 +20,8 @@ const HELP: Record<CounterName, string> = {
   deleted: "Messages deleted from the queue",
   failed: "Posts that raised an error (message left in the queue)",
   retried: "Posts answered with a retry status (message left in the queue)",
+  backoffs:
+    "Messages left for redelivery whose return was delayed (FORWARD_BACKOFF_BASE_MS or the endpoint's Retry-After)",
 };
 
 /** Upper bounds of the latency buckets, in seconds. */
@@ -53,6 +56,7 @@ export function createMetrics(): ForwarderMetrics {
     deleted: 0,
     failed: 0,
     retried: 0,
+    backoffs: 0,
   };
   const buckets = BUCKETS.map(() => 0);
   let count = 0;

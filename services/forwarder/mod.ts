@@ -9,6 +9,7 @@ import {
   credentialProblems,
   forwarderSettings,
   queueRegionProblems,
+  signingSecretProblems,
 } from "./settings.ts";
 
 const CREDENTIALS = [
@@ -24,12 +25,13 @@ export const forwarderRole: RoleDescriptor = defineRole({
   settings: forwarderSettings,
   // Rules across variables, reported with the others (unless one of their
   // variables is already reported as malformed): both keys or a profile; the region
-  // an AWS queue URL names is QUEUE_REGION.
+  // an AWS queue URL names is QUEUE_REGION; one signing secret, not two.
   check: (settings, failed) => [
     ...(CREDENTIALS.some((name) => failed.has(name))
       ? []
       : credentialProblems(settings)),
     ...queueRegionProblems(settings),
+    ...signingSecretProblems(settings),
   ],
   // Loaded on start only: the AWS SDK weighs tens of MB that other roles do not need.
   start: async (settings, { log, env }) => {

@@ -26,13 +26,25 @@ export interface PostReply {
   readonly status: number;
   /** The `Location` header of a redirect (3xx), which is not followed. */
   readonly location?: string;
+  /** The `Retry-After` header of any other reply, when it has one. */
+  readonly retryAfter?: string;
 }
+
+/**
+ * Headers added to one post after `Authorization` and `Content-Type`, computed from
+ * the body exactly as sent (a signature covers it).
+ */
+export type ExtraHeaders = (sentBody: string) => [string, string][];
 
 /**
  * Posts one message body and resolves with the reply's status. Rejects when no reply
  * came: refused connection, DNS failure, time-out, or `signal` aborted.
  */
-export type Post = (body: string, signal?: AbortSignal) => Promise<PostReply>;
+export type Post = (
+  body: string,
+  signal?: AbortSignal,
+  extraHeaders?: ExtraHeaders,
+) => Promise<PostReply>;
 
 /**
  * Returns a {@linkcode Post} for one endpoint. The reply body is dropped, not read: it
@@ -54,17 +66,23 @@ export function createPoster(options: PosterOptions): Post {
     ["Authorization", options.token],
     ["Content-Type", "application/json"],
   ];
-  return (body, signal) =>
+  return (body, signal, extraHeaders) =>
     withDeadline(options.timeoutMs, signal, async (limit) => {
+      const sent = raw ? body : JSON.stringify(body);
       const reply = await exchange(options.endpoint, {
         method: "POST",
-        headers,
-        body: raw ? body : JSON.stringify(body),
+        headers: extraHeaders ? [...headers, ...extraHeaders(sent)] : headers,
+        body: sent,
         signal: limit,
         discardBody: true,
       });
       const { status } = reply;
-      if (status < 300 || status > 399) return { status };
+      if (status < 300 || status > 399) {
+        const retryAfter = reply.headers.find(([name]) =>
+          name === "retry-after"
+        )?.[1];
+        return retryAfter === undefined ? { status } : { status, retryAfter };
+      }
       const location = reply.headers.find(([name]) => name === "location")?.[1];
       return location === undefined ? { status } : { status, location };
     }, `No reply within ${options.timeoutMs} ms`);

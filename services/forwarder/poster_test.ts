@@ -16,8 +16,15 @@ for (const transport of ["fetch", "pooled HTTP/1.1 client"] as const) {
             headers: { location: "https://new.example.com/in" },
           })
           : new Response("ok", {
-            status: r.body.includes("teapot") ? 418 : 200,
-            headers: { location: "https://ignored.example.com/" },
+            status: r.body.includes("teapot")
+              ? 418
+              : r.body.includes("busy")
+              ? 503
+              : 200,
+            headers: {
+              location: "https://ignored.example.com/",
+              ...(r.body.includes("busy") ? { "retry-after": "3" } : {}),
+            },
           }),
       delayMs: (r) => r.body.includes("slow") ? 2000 : 0,
     });
@@ -81,6 +88,27 @@ for (const transport of ["fetch", "pooled HTTP/1.1 client"] as const) {
         assert.equal(sink.requests.length, before + 1);
       },
     );
+
+    await t.step(
+      "adds the extra headers, computed from the body as sent",
+      async () => {
+        let given: string | undefined;
+        await post("signed é", undefined, (sent) => {
+          given = sent;
+          return [["webhook-id", "m1"], ["X-Aws-Sqsd-Queue", "jobs"]];
+        });
+        const request = sink.requests.at(-1)!;
+        assert.equal(given, request.body);
+        assert.equal(given, '"signed é"');
+        assert.equal(request.headers.get("webhook-id"), "m1");
+        assert.equal(request.headers.get("x-aws-sqsd-queue"), "jobs");
+        assert.equal(request.headers.get("authorization"), "Bearer abc");
+      },
+    );
+
+    await t.step("resolves with the reply's Retry-After", async () => {
+      assert.deepEqual(await post("busy"), { status: 503, retryAfter: "3" });
+    });
 
     await t.step(
       "rejects when no reply comes within the time-out",

@@ -21,7 +21,9 @@ import {
   text,
   url,
 } from "../../lib/setting_kinds.ts";
+import { MAX_VISIBILITY_MS } from "./backoff_visibility.ts";
 import { queueUrlRegion } from "./queue_url.ts";
+import { signingSecret, signingSecretFile } from "./signing_secret.ts";
 import { statusList } from "./status_list.ts";
 
 /** A secret that must be usable as an HTTP header value. */
@@ -30,6 +32,19 @@ function latin1HeaderSecret(description: string): Setting<string> {
     secret({ description }),
     "a value usable in an HTTP header: no control or non-Latin-1 characters",
     (value) => /^[\t\x20-\x7e\x80-\xff]*$/.test(value),
+  );
+}
+
+/** A duration of at most 12 hours, the longest visibility timeout of SQS. */
+function upToTwelveHours(
+  options: Parameters<typeof durationMs>[0],
+): Setting<number> {
+  return refine(
+    durationMs(options),
+    `a duration from ${
+      options.min ?? 0
+    } ms to 12 h (${MAX_VISIBILITY_MS} ms), the longest visibility timeout of SQS`,
+    (value) => value <= MAX_VISIBILITY_MS,
   );
 }
 
@@ -114,6 +129,30 @@ export const forwarderSettings = {
       "json posts the Body as a JSON string; raw posts the Body unchanged",
     default: "json",
   }),
+  FORWARD_SIGNING_SECRET: optional(signingSecret({
+    description:
+      "Standard Webhooks secret (whsec_ and base64): signs each post with webhook-id, webhook-timestamp and webhook-signature (default: unsigned)",
+  })),
+  FORWARD_SIGNING_SECRET_FILE: optional(signingSecretFile({
+    description:
+      "File holding FORWARD_SIGNING_SECRET (container secrets), instead of the variable",
+  })),
+  FORWARD_METADATA: choice(["none", "sqsd"] as const, {
+    description:
+      "sqsd adds the Elastic Beanstalk worker daemon's X-Aws-Sqsd-* headers to each post",
+    default: "none",
+  }),
+  FORWARD_BACKOFF_BASE_MS: optional(upToTwelveHours({
+    description:
+      "Backoff of a message left for redelivery: hidden for this × 2^(receive count − 1), ±10% (1 to 43200000 ms; default: off, the visibility timeout)",
+    min: 1,
+  })),
+  FORWARD_BACKOFF_MAX_MS: upToTwelveHours({
+    description:
+      "Longest backoff or Retry-After before a redelivery (1 to 43200000 ms, 12 h)",
+    default: 3_600_000,
+    min: 1,
+  }),
   FORWARDER_METRICS_HOST: host({
     description: "Address of the metrics endpoint",
     default: "0.0.0.0",
@@ -159,6 +198,29 @@ export function credentialProblems(settings: CredentialSettings): string[] {
   return [
     "Missing QUEUE_ACCESS_KEY_ID: access key id of the queue (or set QUEUE_PROFILE instead of both keys)",
     "Missing QUEUE_SECRET_ACCESS_KEY: secret access key of the queue (or set QUEUE_PROFILE instead of both keys)",
+  ];
+}
+
+/**
+ * Returns the problem of a signing secret given twice: in the variable and in a file.
+ *
+ * @example
+ * ```ts
+ * signingSecretProblems({}); // []
+ * ```
+ */
+export function signingSecretProblems(
+  settings: {
+    readonly FORWARD_SIGNING_SECRET?: unknown;
+    readonly FORWARD_SIGNING_SECRET_FILE?: unknown;
+  },
+): string[] {
+  if (
+    settings.FORWARD_SIGNING_SECRET === undefined ||
+    settings.FORWARD_SIGNING_SECRET_FILE === undefined
+  ) return [];
+  return [
+    "FORWARD_SIGNING_SECRET and FORWARD_SIGNING_SECRET_FILE are both set: keep one of them",
   ];
 }
 

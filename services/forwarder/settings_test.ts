@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { helpText } from "../../program/help.ts";
 import { forwarderRole } from "./mod.ts";
 import { SettingsError } from "../../lib/settings.ts";
-import { forwarderSettings, queueRegionProblems } from "./settings.ts";
+import {
+  forwarderSettings,
+  queueRegionProblems,
+  signingSecretProblems,
+} from "./settings.ts";
 
 /** Every bounded forwarder setting, with the range it accepts. */
 const RANGES: Record<string, [number, number | undefined]> = {
@@ -12,6 +16,8 @@ const RANGES: Record<string, [number, number | undefined]> = {
   HTTP_TIMEOUT_MS: [1, undefined],
   FORWARD_CONCURRENCY: [1, 1000],
   FORWARDER_RECEIVERS: [1, 100],
+  FORWARD_BACKOFF_BASE_MS: [1, 43_200_000],
+  FORWARD_BACKOFF_MAX_MS: [1, 43_200_000],
 };
 
 Deno.test("forwarderSettings", async (t) => {
@@ -146,4 +152,70 @@ Deno.test("queueRegionProblems()", async (t) => {
       },
     );
   });
+});
+
+Deno.test("forwarderSettings of the webhook options", async (t) => {
+  const env = {
+    QUEUE_URL: "http://127.0.0.1:4566/000000000000/q",
+    QUEUE_REGION: "us-east-1",
+    QUEUE_ACCESS_KEY_ID: "a",
+    QUEUE_SECRET_ACCESS_KEY: "b",
+    HTTP_ENDPOINT: "http://127.0.0.1:1/",
+    AUTH_BEARER_TOKEN: "Bearer t",
+  };
+  const start = (extra: Record<string, string>) =>
+    forwarderRole.prepare({
+      env: { ...env, ...extra },
+      args: [],
+      flags: new Set(),
+    });
+
+  await t.step("leaves every option off by default", () => {
+    const { FORWARD_METADATA, FORWARD_BACKOFF_MAX_MS } = forwarderSettings;
+    assert.equal(FORWARD_METADATA.read(undefined), "none");
+    assert.equal(FORWARD_BACKOFF_MAX_MS.read(undefined), 3_600_000);
+    assert.equal(
+      forwarderSettings.FORWARD_BACKOFF_BASE_MS.read(undefined),
+      undefined,
+    );
+    assert.equal(
+      forwarderSettings.FORWARD_SIGNING_SECRET.read(undefined),
+      undefined,
+    );
+    assert.doesNotThrow(() => start({}));
+  });
+
+  await t.step("reads durations with units, up to 12 h", () => {
+    const { FORWARD_BACKOFF_BASE_MS, FORWARD_BACKOFF_MAX_MS } =
+      forwarderSettings;
+    assert.equal(FORWARD_BACKOFF_BASE_MS.read("1s"), 1000);
+    assert.equal(FORWARD_BACKOFF_MAX_MS.read("12h"), 43_200_000);
+    assert.throws(() => FORWARD_BACKOFF_MAX_MS.read("13h"), /12 h/);
+    assert.throws(() => FORWARD_BACKOFF_MAX_MS.read("0"));
+  });
+
+  await t.step(
+    "reports a malformed secret by name only, and one given twice",
+    () => {
+      assert.throws(
+        () => start({ FORWARD_SIGNING_SECRET: "hunter2" }),
+        (error: SettingsError) =>
+          error.problems.some((p) =>
+            p.startsWith("Invalid FORWARD_SIGNING_SECRET: ")
+          ) &&
+          !error.message.includes("hunter2"),
+      );
+      assert.deepEqual(
+        signingSecretProblems({ FORWARD_SIGNING_SECRET: 1 }),
+        [],
+      );
+      assert.match(
+        signingSecretProblems({
+          FORWARD_SIGNING_SECRET: 1,
+          FORWARD_SIGNING_SECRET_FILE: 2,
+        })[0]!,
+        /both set: keep one of them/,
+      );
+    },
+  );
 });

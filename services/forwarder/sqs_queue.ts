@@ -6,8 +6,11 @@
  */
 import {
   ChangeMessageVisibilityBatchCommand,
+  ChangeMessageVisibilityCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
+  type Message,
+  type MessageSystemAttributeName,
   type QueueAttributeName,
   ReceiveMessageCommand,
   type ReceiveMessageCommandInput,
@@ -28,6 +31,21 @@ export interface QueueMessage {
    * one after another, in receive order.
    */
   readonly groupId?: string;
+  /**
+   * The system attributes the receive asked for (`ApproximateReceiveCount`,
+   * `SentTimestamp`...), as the queue gave them; absent when none was asked for.
+   */
+  readonly systemAttributes?: Readonly<Record<string, string>>;
+  /** The message attributes, when the receive asked for them. */
+  readonly messageAttributes?: Readonly<Record<string, MessageAttribute>>;
+}
+
+/** One message attribute. */
+export interface MessageAttribute {
+  /** `String`, `Number`, `Binary`, or one of them with a custom suffix (`Number.int`). */
+  readonly dataType: string;
+  /** The value of a String or Number attribute. */
+  readonly stringValue?: string;
 }
 
 /** An entry of a batch call (delete, visibility change) the queue refused. */
@@ -61,6 +79,11 @@ export interface Queue {
     messages: readonly QueueMessage[],
     seconds: number,
   ): Promise<FailedEntry[]>;
+  /**
+   * Makes one message invisible for `seconds` from now (0: visible at once), with
+   * `ChangeMessageVisibility`.
+   */
+  setVisibility(message: QueueMessage, seconds: number): Promise<void>;
 }
 
 /** Options of {@linkcode createSqsQueue}. */
@@ -71,22 +94,39 @@ export interface SqsQueueOptions {
   waitTimeSeconds: number;
   /** Longest wait for a call besides the long poll itself. @default 5000 */
   callTimeoutMs?: number;
+  /**
+   * System attributes each receive asks for besides a FIFO queue's
+   * `MessageGroupId` (see {@linkcode QueueMessage.systemAttributes}). @default none
+   */
+  systemAttributes?: readonly string[];
+  /** Whether each receive asks for all message attributes. @default false */
+  messageAttributes?: boolean;
 }
 
 /**
- * How a receive asks for each message's group: by the current parameter, and by the
- * older `AttributeNames`, which SQS still accepts and SQS-compatible servers written
- * before 2024 know alone (without it they return no group, and a FIFO batch would be
- * posted concurrently).
+ * What a receive asks for: the system attributes by the current parameter, and by
+ * the older `AttributeNames`, which SQS still accepts and SQS-compatible servers
+ * written before 2024 know alone (without it they return no group, and a FIFO batch
+ * would be posted concurrently); the message attributes when wanted. Nothing when
+ * nothing is wanted.
  */
-const GROUP_ID_ASKED: Pick<
+function attributesAsked(
+  system: readonly string[],
+  messageAttributes: boolean,
+): Pick<
   ReceiveMessageCommandInput,
-  "MessageSystemAttributeNames" | "AttributeNames"
-> = {
-  MessageSystemAttributeNames: ["MessageGroupId"],
-  // SQS documents this value for the parameter; the SDK's deprecated type lacks it.
-  AttributeNames: ["MessageGroupId" as QueueAttributeName],
-};
+  "MessageSystemAttributeNames" | "AttributeNames" | "MessageAttributeNames"
+> {
+  return {
+    ...(system.length === 0 ? {} : {
+      MessageSystemAttributeNames: [...system] as MessageSystemAttributeName[],
+      // SQS documents these values for the parameter; the SDK's deprecated type
+      // lacks them.
+      AttributeNames: [...system] as QueueAttributeName[],
+    }),
+    ...(messageAttributes ? { MessageAttributeNames: ["All"] } : {}),
+  };
+}
 
 /** Whether `queueUrl` names a FIFO queue: SQS requires their names to end in `.fifo`. */
 function isFifoQueue(queueUrl: string): boolean {
@@ -103,6 +143,16 @@ export function createSqsQueue(options: SqsQueueOptions): Queue {
   const { client, queueUrl } = options;
   const callTimeoutMs = options.callTimeoutMs ?? 5_000;
   const fifo = isFifoQueue(queueUrl);
+  const systemAsked = [
+    ...(fifo ? ["MessageGroupId"] : []),
+    ...(options.systemAttributes ?? []),
+  ];
+  const asked = attributesAsked(
+    systemAsked,
+    options.messageAttributes ?? false,
+  );
+  const keepSystem = (options.systemAttributes ?? []).length > 0;
+  const keepMessage = options.messageAttributes ?? false;
 
   const bounded = <T>(
     ms: number,
@@ -148,7 +198,7 @@ export function createSqsQueue(options: SqsQueueOptions): Queue {
               MaxNumberOfMessages: options.maxMessages,
               WaitTimeSeconds: options.waitTimeSeconds,
               VisibilityTimeout: visibilityTimeout,
-              ...(fifo ? GROUP_ID_ASKED : {}),
+              ...asked,
             }),
             { abortSignal },
           ),
@@ -160,6 +210,10 @@ export function createSqsQueue(options: SqsQueueOptions): Queue {
           body: message.Body ?? "",
           receiptHandle: message.ReceiptHandle ?? "",
           ...(groupId === undefined ? {} : { groupId }),
+          ...(keepSystem ? { systemAttributes: message.Attributes ?? {} } : {}),
+          ...(keepMessage
+            ? { messageAttributes: messageAttributesOf(message) }
+            : {}),
         };
       });
     },
@@ -179,6 +233,22 @@ export function createSqsQueue(options: SqsQueueOptions): Queue {
           ),
       );
       return failedEntries(messages, reply.Failed);
+    },
+
+    async setVisibility(message, seconds) {
+      await bounded(
+        callTimeoutMs,
+        undefined,
+        (abortSignal) =>
+          client.send(
+            new ChangeMessageVisibilityCommand({
+              QueueUrl: queueUrl,
+              ReceiptHandle: message.receiptHandle,
+              VisibilityTimeout: seconds,
+            }),
+            { abortSignal },
+          ),
+      );
     },
 
     async extendVisibility(messages, seconds) {
@@ -201,6 +271,22 @@ export function createSqsQueue(options: SqsQueueOptions): Queue {
       return failedEntries(messages, reply.Failed);
     },
   };
+}
+
+/** A received message's attributes, as {@linkcode MessageAttribute}s. */
+function messageAttributesOf(
+  message: Message,
+): Record<string, MessageAttribute> {
+  const attributes: Record<string, MessageAttribute> = {};
+  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
+    attributes[name] = {
+      dataType: value.DataType ?? "",
+      ...(value.StringValue === undefined
+        ? {}
+        : { stringValue: value.StringValue }),
+    };
+  }
+  return attributes;
 }
 
 /**

@@ -121,3 +121,83 @@ Deno.test("createSqsQueue() asks for the visibility timeout given to receive()",
     undefined,
   ]);
 });
+
+Deno.test("createSqsQueue() asks for exactly the attributes it is told to", async () => {
+  const { asked, client } = receivingClient({
+    Messages: [{
+      MessageId: "m1",
+      Body: "x",
+      ReceiptHandle: "r1",
+      Attributes: { ApproximateReceiveCount: "2", MessageGroupId: "g" },
+      MessageAttributes: {
+        kind: { DataType: "String", StringValue: "order" },
+        blob: { DataType: "Binary", BinaryValue: new Uint8Array([1]) },
+      },
+    }],
+  });
+  const base = "https://sqs.eu-west-1.amazonaws.com/123456789012";
+  const [message] = await createSqsQueue({
+    client,
+    queueUrl: `${base}/events.fifo`,
+    maxMessages: 10,
+    waitTimeSeconds: 0,
+    systemAttributes: ["ApproximateReceiveCount", "SentTimestamp"],
+    messageAttributes: true,
+  }).receive();
+  const names = ["MessageGroupId", "ApproximateReceiveCount", "SentTimestamp"];
+  assert.deepEqual(asked[0]!.MessageSystemAttributeNames, names);
+  assert.deepEqual(asked[0]!.AttributeNames, names);
+  assert.deepEqual(asked[0]!.MessageAttributeNames, ["All"]);
+  assert.deepEqual(message, {
+    id: "m1",
+    body: "x",
+    receiptHandle: "r1",
+    groupId: "g",
+    systemAttributes: { ApproximateReceiveCount: "2", MessageGroupId: "g" },
+    messageAttributes: {
+      kind: { dataType: "String", stringValue: "order" },
+      blob: { dataType: "Binary" },
+    },
+  });
+
+  const [plain] = await createSqsQueue({
+    client,
+    queueUrl: `${base}/events`,
+    maxMessages: 10,
+    waitTimeSeconds: 0,
+    systemAttributes: ["ApproximateReceiveCount"],
+  }).receive();
+  assert.deepEqual(asked[1]!.MessageSystemAttributeNames, [
+    "ApproximateReceiveCount",
+  ]);
+  assert.equal(asked[1]!.MessageAttributeNames, undefined);
+  assert.equal(plain?.messageAttributes, undefined);
+  assert.equal(plain?.systemAttributes?.ApproximateReceiveCount, "2");
+});
+
+Deno.test("createSqsQueue() sets one message's visibility on fauxqs", async () => {
+  const fauxqs = await startFauxqs();
+  try {
+    const url = await fauxqs.createQueue("later", { VisibilityTimeout: "60" });
+    await fauxqs.send(url, ["back soon"]);
+    const queue = createSqsQueue({
+      client: fauxqs.client,
+      queueUrl: url,
+      maxMessages: 10,
+      waitTimeSeconds: 0,
+      systemAttributes: ["ApproximateReceiveCount"],
+    });
+    const [first] = await queue.receive();
+    assert.equal(first?.systemAttributes?.ApproximateReceiveCount, "1");
+    await queue.setVisibility(first!, 0);
+    const [again] = await queue.receive();
+    assert.equal(again?.body, "back soon");
+    assert.equal(again?.systemAttributes?.ApproximateReceiveCount, "2");
+    await assert.rejects(
+      queue.setVisibility(first!, 10),
+      /MessageNotInflight|receipt/i,
+    );
+  } finally {
+    await fauxqs.stop();
+  }
+});

@@ -10,14 +10,18 @@ import { createHttp1Client } from "../../lib/http1/client.ts";
 import type { Log } from "../../lib/log.ts";
 import type { RunningRole } from "../../lib/role.ts";
 import type { Env } from "../../lib/settings.ts";
+import { createBackoffVisibility } from "./backoff_visibility.ts";
 import { createForwarder } from "./forwarder.ts";
+import { createMessageHeaders } from "./message_headers.ts";
 import { createMetrics } from "./metrics.ts";
 import { createMetricsApp } from "./metrics_app.ts";
 import { createPoster } from "./poster.ts";
 import { checkProfileCredentials } from "./profile_credentials.ts";
 import type { ForwarderSettings } from "./settings.ts";
 import { createSqsClient } from "./sqs_client.ts";
+import { createSigner } from "./signing.ts";
 import { createSqsQueue } from "./sqs_queue.ts";
+import { createSqsdHeaders, SQSD_SYSTEM_ATTRIBUTES } from "./sqsd_headers.ts";
 
 /**
  * Longest wait at stop for the posts in hand, whatever HTTP_TIMEOUT_MS is (the README
@@ -62,12 +66,41 @@ export async function startForwarder(
     }
   }
   const metrics = createMetrics();
+  const sqsd = settings.FORWARD_METADATA === "sqsd";
+  const backoffBase = settings.FORWARD_BACKOFF_BASE_MS;
+  // The receive asks for exactly the attributes the options read.
+  const systemAttributes = [
+    ...new Set([
+      ...(sqsd ? SQSD_SYSTEM_ATTRIBUTES : []),
+      ...(backoffBase === undefined ? [] : ["ApproximateReceiveCount"]),
+    ]),
+  ];
+  const key = settings.FORWARD_SIGNING_SECRET ??
+    settings.FORWARD_SIGNING_SECRET_FILE;
   const forwarder = createForwarder({
     queue: createSqsQueue({
       client,
       queueUrl: settings.QUEUE_URL,
       maxMessages: settings.QUEUE_MAX_NUMBER_OF_MESSAGES,
       waitTimeSeconds: settings.QUEUE_WAIT_TIME_SECONDS,
+      systemAttributes,
+      messageAttributes: sqsd,
+    }),
+    headers: createMessageHeaders({
+      ...(sqsd
+        ? {
+          sqsd: createSqsdHeaders({
+            queueName: queueName(settings.QUEUE_URL),
+            log,
+          }),
+        }
+        : {}),
+      ...(key === undefined ? {} : { sign: createSigner(key) }),
+    }),
+    // A Retry-After is honoured with or without a base.
+    retryDelay: createBackoffVisibility({
+      baseMs: backoffBase,
+      maxMs: settings.FORWARD_BACKOFF_MAX_MS,
     }),
     post: createPoster({
       endpoint: settings.HTTP_ENDPOINT,
@@ -113,4 +146,9 @@ export async function startForwarder(
       closeClients();
     },
   };
+}
+
+/** The queue's name: the last segment of its URL's path. */
+function queueName(queueUrl: string): string {
+  return new URL(queueUrl).pathname.split("/").filter(Boolean).at(-1) ?? "";
 }

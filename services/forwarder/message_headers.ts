@@ -1,0 +1,33 @@
+/**
+ * The headers a post carries besides `Authorization` and `Content-Type`: the sqsd
+ * headers, then the Standard Webhooks signature.
+ *
+ * @module
+ */
+import type { ExtraHeaders } from "./poster.ts";
+import type { Signer } from "./signing.ts";
+import type { QueueMessage } from "./sqs_queue.ts";
+
+/**
+ * Returns the function giving a message's extra headers, or `undefined` when there
+ * are none to add (the request is then exactly the spec's).
+ *
+ * @example
+ * ```ts
+ * const headersOf = createMessageHeaders({ sign: createSigner(key) });
+ * await post(message.body, signal, headersOf?.(message));
+ * ```
+ */
+export function createMessageHeaders(options: {
+  /** The `X-Aws-Sqsd-*` headers of a message (FORWARD_METADATA=sqsd). */
+  sqsd?: (message: QueueMessage) => [string, string][];
+  /** Signs the body as sent (FORWARD_SIGNING_SECRET). */
+  sign?: Signer;
+}): ((message: QueueMessage) => ExtraHeaders) | undefined {
+  const { sqsd, sign } = options;
+  if (sqsd === undefined && sign === undefined) return undefined;
+  return (message) => (sentBody) => [
+    ...(sqsd?.(message) ?? []),
+    ...(sign?.(message.id, sentBody) ?? []),
+  ];
+}

@@ -34,8 +34,7 @@ export const FLAG_SETS: Record<string, string> = {
   "small heap": "--max-old-space-size=64,--max-semi-space-size=1",
   "single-threaded": "--single-threaded",
   "lite-mode": "--lite-mode",
-  "all three": "--max-old-space-size=64,--max-semi-space-size=1," +
-    "--single-threaded,--lite-mode",
+  "small + lite": "--max-old-space-size=64,--max-semi-space-size=1,--lite-mode",
 };
 const IDLE_MS = 10_000;
 const NOTES = 2000;
@@ -80,8 +79,8 @@ async function lastSample(main: MainProcess): Promise<Memory> {
   while (!ended) {
     try {
       const sample = await memory(main.child.pid);
-      // A process that has ended but is not yet reaped has no memory lines.
-      if (Number.isNaN(sample.hwm)) break;
+      // A process that is ending shows its memory as 0, then none at all.
+      if (!(sample.hwm > 0)) break;
       last = sample;
     } catch {
       break;

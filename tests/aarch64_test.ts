@@ -140,14 +140,20 @@ Deno.test({
 
 Deno.test({
   name:
-    "aarch64: reader loads noble's arm64 build and ends with the no-adapter ERROR and 1",
+    "aarch64: reader loads noble's arm64 binding and ends with the no-adapter ERROR and 1",
   ignore,
   async fn() {
     const reader = startPi(["reader", ADDRESS], {
       LOG_LEVEL: "DEBUG",
       READER_TIMEOUT_MS: "60000",
     });
+    const mapped = mappedWhileRunning(reader, ARM64_BINDING);
     assert.equal(await exitedWithin(reader), 1, reader.stderr.join("\n"));
+    // The emulator maps the guest's shared objects into its own address space.
+    assert.ok(
+      await mapped,
+      `${ARM64_BINDING} was never mapped; output:\n${reader.stderr.join("\n")}`,
+    );
     assert.deepEqual(reader.stdout, []);
     const output = reader.stderr.join("\n");
     // "cannot load @stoprocent/noble: No native build was found ... arch=arm64" is
@@ -348,6 +354,29 @@ Deno.test({
     }
   },
 });
+
+/** noble's Bluetooth binding for arm64, as its loader picks it. */
+const ARM64_BINDING =
+  "/prebuilds/linux-arm64/@stoprocent+bluetooth-hci-socket.armv8.node";
+
+/** Whether a file whose path ends in `suffix` is ever mapped into `main` while it runs. */
+async function mappedWhileRunning(
+  main: MainProcess,
+  suffix: string,
+): Promise<boolean> {
+  let ended = false;
+  main.exited().then(() => ended = true);
+  while (!ended) {
+    try {
+      const maps = await Deno.readTextFile(`/proc/${main.child.pid}/maps`);
+      if (maps.split("\n").some((line) => line.endsWith(suffix))) return true;
+    } catch {
+      // ended meanwhile
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
+}
 
 /** {@linkcode listeningUrl} with the emulator's time-out. */
 async function listeningUrlWithin(

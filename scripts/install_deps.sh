@@ -36,6 +36,7 @@ command -v qemu-aarch64-static >/dev/null 2>&1 || missing+=(qemu-user-static) # 
 [ -e /usr/aarch64-linux-gnu/lib/libc.so.6 ] || missing+=(libc6-arm64-cross)
 [ -e /usr/aarch64-linux-gnu/lib/libstdc++.so.6 ] || missing+=(libstdc++6-arm64-cross)
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd) # deploy/ unit files
+command -v npm >/dev/null 2>&1 || missing+=(npm) # fetches the arm64 Deno below
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "install_deps: installing Debian packages: ${missing[*]}"
   as_root apt-get update -qq

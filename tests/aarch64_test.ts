@@ -199,7 +199,9 @@ Deno.test({
         TEMPERATURE_SENSOR: ADDRESS,
         TEMPERATURE_TIMEOUT_MS: "60000",
       });
+      const mapped = mappedWhileRunning(collector, ARM64_BINDING);
       const code = await exitedWithin(collector);
+      assert.ok(await mapped, `${ARM64_BINDING} was never mapped`);
       const output = collector.stderr.join("\n");
       assert.equal(code, 0, output);
       assert.ok(!output.includes("k3y-secret"), output);

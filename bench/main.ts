@@ -5,7 +5,7 @@
  *
  * @module
  */
-const BENCHES = ["forwarder", "messages", "proxy", "data-api"];
+const BENCHES = ["forwarder", "messages", "proxy", "data-api", "pi-memory"];
 
 const names = Deno.args.length > 0 ? Deno.args : BENCHES;
 for (const name of names) {

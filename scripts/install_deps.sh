@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs, when missing, everything `deno task test` needs on a Debian machine:
 # Deno (from the npm registry), and Debian's influxdb, victoria-metrics, chromium, openssl,
-# postgresql, mosquitto and apprise for the real-server, browser and oracle suites, and
-# qemu-user-static with the arm64 C libraries for the aarch64 suite. Safe to run again: it skips what is there.
+# postgresql, mosquitto and apprise for the real-server, browser and oracle suites,
+# qemu-user-static with the arm64 C libraries and the arm64 Deno of our Deno version (from
+# the npm registry, into .cache/aarch64/) for the aarch64 suite, and systemd-analyze for
+# the unit-file check. Safe to run again: it skips what is there.
 set -euo pipefail
 
 as_root() {
@@ -33,6 +35,8 @@ command -v apprise >/dev/null 2>&1 || missing+=(apprise) # the notifier's oracle
 command -v qemu-aarch64-static >/dev/null 2>&1 || missing+=(qemu-user-static) # the aarch64 suite
 [ -e /usr/aarch64-linux-gnu/lib/libc.so.6 ] || missing+=(libc6-arm64-cross)
 [ -e /usr/aarch64-linux-gnu/lib/libstdc++.so.6 ] || missing+=(libstdc++6-arm64-cross)
+command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd) # deploy/ unit files
+command -v npm >/dev/null 2>&1 || missing+=(npm) # fetches the arm64 Deno below
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "install_deps: installing Debian packages: ${missing[*]}"
   as_root apt-get update -qq
@@ -45,3 +49,24 @@ for service in influxdb victoria-metrics postgresql mosquitto; do
     as_root systemctl stop "$service" || true
   fi
 done
+
+# The arm64 Deno the aarch64 suite runs under qemu-aarch64-static: the npm registry's
+# build of the very version `deno --version` prints, unpacked in the repository's
+# ignored .cache/aarch64/deno-<version>/ (tests/aarch64_test.ts looks there).
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+deno_version="$(deno --version | sed -n 's/^deno \([0-9][0-9.]*\).*/\1/p' | head -n 1)"
+arm64_dir="$repo/.cache/aarch64/deno-$deno_version"
+if [ -x "$arm64_dir/deno" ]; then
+  echo "install_deps: arm64 Deno $deno_version already in $arm64_dir"
+else
+  echo "install_deps: laying the arm64 Deno $deno_version (npm @deno/linux-arm64-glibc) in $arm64_dir"
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  (cd "$work" && npm pack --silent "@deno/linux-arm64-glibc@$deno_version" >/dev/null)
+  tar -xzf "$work"/deno-linux-arm64-glibc-*.tgz -C "$work"
+  mkdir -p "$arm64_dir"
+  install -m 0755 "$work/package/deno" "$arm64_dir/deno.partial"
+  mv "$arm64_dir/deno.partial" "$arm64_dir/deno"
+  rm -rf "$work"
+  trap - EXIT
+fi

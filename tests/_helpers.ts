@@ -65,6 +65,11 @@ export interface StartMainOptions {
   env?: Record<string, string>;
   /** Working directory. @default a new empty temporary folder (so no .env is found) */
   cwd?: string;
+  /**
+   * The command that stands for `deno`, with its first arguments: an emulator and the
+   * Deno it runs, for the aarch64 suite. @default [the Deno running the tests]
+   */
+  runtime?: string[];
 }
 
 /**
@@ -75,8 +80,10 @@ export function startMain(
   options: StartMainOptions = {},
 ): MainProcess {
   const cwd = options.cwd ?? Deno.makeTempDirSync({ prefix: "homewire-test-" });
-  const child = new Deno.Command(Deno.execPath(), {
+  const [command = Deno.execPath(), ...prefix] = options.runtime ?? [];
+  const child = new Deno.Command(command, {
     args: [
+      ...prefix,
       "run",
       "-A",
       "--unstable-cron",

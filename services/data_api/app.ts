@@ -35,7 +35,7 @@ const JSON_TYPE = { "content-type": "application/json; charset=UTF-8" };
  * ```
  */
 export function createDataApiApp(options: DataApiAppOptions): Hono {
-  // Exactly `Bearer <token>`, as the API was first specified.
+  // Exactly `Bearer <token>` (docs/decisions.md says why).
   const isValid = createBearerCheck(options.token, "exact");
   const contactsJson = createContactsJson(options.random ?? Math.random);
   const app = createHttpApp({ log: options.log });

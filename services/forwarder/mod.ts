@@ -1,6 +1,6 @@
 /**
  * The `forwarder` role: reads messages from an SQS queue and posts each body to an
- * HTTP endpoint (spec 1, with the additions of DECISIONS.md).
+ * HTTP endpoint (docs/forwarder.md).
  *
  * @module
  */

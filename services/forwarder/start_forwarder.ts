@@ -20,7 +20,7 @@ import { createSqsClient } from "./sqs_client.ts";
 import { createSqsQueue } from "./sqs_queue.ts";
 
 /**
- * Longest wait at stop for the posts in hand, whatever HTTP_TIMEOUT_MS is (the README
+ * Longest wait at stop for the posts in hand, whatever HTTP_TIMEOUT_MS is (docs/forwarder.md
  * promises it); the wait ends as soon as they do.
  */
 const SHUTDOWN_TIMEOUT_MS = 25_000;

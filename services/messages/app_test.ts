@@ -45,7 +45,7 @@ async function expectError(response: Response, status: number) {
 
 const ADA = { author: "Ada", message: "Hello" };
 
-Deno.test("createMessagesApp() answers the spec's table", async (t) => {
+Deno.test("createMessagesApp() answers the contract's table", async (t) => {
   using s = setup();
   await t.step("list of no records is 200 []", async () => {
     const response = await s.call("GET", "");

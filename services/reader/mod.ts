@@ -1,5 +1,5 @@
 /**
- * The `reader` role: the spec's sensor reader program. Reads a BeeWi BLE thermometer
+ * The `reader` role: the sensor reader program as a role. Reads a BeeWi BLE thermometer
  * once and prints `{"temperature":"21.5"}`, or ends silently after the time-out.
  *
  * ```sh

@@ -1,6 +1,9 @@
 /**
  * Indoor pressure for the collector: settings and the source they select.
  *
+ * Layout: `drivers/pressure/` is a device driver; it imports `lib/` and itself only
+ * (`tests/layout_test.ts` checks it).
+ *
  * @module
  */
 import type { Log } from "../../lib/log.ts";

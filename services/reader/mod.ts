@@ -6,6 +6,9 @@
  * deno task start reader AA:BB:CC:DD:EE:FF
  * ```
  *
+ * Layout: a role's folder imports `lib/`, `drivers/` and itself, never another role
+ * (`tests/layout_test.ts` checks it).
+ *
  * @module
  */
 import { defineRole } from "../../lib/role.ts";

@@ -2,6 +2,9 @@
  * The `table` role: a web page showing the data API's reply as a sortable, filterable,
  * paged table, with a refresh button.
  *
+ * Layout: a role's folder imports `lib/`, `drivers/` and itself, never another role
+ * (`tests/layout_test.ts` checks it).
+ *
  * @module
  */
 import { listenAt, listenSettings, serveApp } from "../../lib/serve.ts";

@@ -49,8 +49,12 @@ export interface HttpAppOptions {
  *
  * @example
  * ```ts
- * const app = createHttpApp({ log });
+ * import { createLog } from "./log.ts";
+ *
+ * const app = createHttpApp({ log: createLog("hello") });
  * app.get("/hello", (c) => c.json({ hello: "world" }));
+ * const response = await app.request("/hello");
+ * await response.json(); // { hello: "world" }
  * ```
  */
 export function createHttpApp(options: HttpAppOptions): Hono {
@@ -169,6 +173,9 @@ function statusText(status: number): string {
  *
  * @example
  * ```ts
+ * import { createLog } from "./log.ts";
+ *
+ * const app = createHttpApp({ log: createLog("example") });
  * app.use("/api/*", limitBody(64 * 1024));
  * ```
  */
@@ -199,6 +206,9 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
  *
  * @example
  * ```ts
+ * import { createLog } from "./log.ts";
+ *
+ * const app = createHttpApp({ log: createLog("example") });
  * app.post("/items", async (c) => c.json(JSON.parse(await bodyText(c))));
  * ```
  */

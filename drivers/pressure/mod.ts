@@ -39,6 +39,11 @@ export type PressureSettings = SettingsOf<typeof pressureSettings>;
  *
  * @example
  * ```ts
+ * import { createLog } from "../../lib/log.ts";
+ * import { parseSettings } from "../../lib/settings.ts";
+ *
+ * const log = createLog("collector");
+ * const settings = parseSettings(pressureSettings, { PRESSURE_SENSOR: "iio" });
  * const source = createPressureSource(settings, { log });
  * if (source) log.info(`${await source.read()} hPa`);
  * ```

@@ -9,6 +9,8 @@
 import { loggingSettings } from "../lib/logging.ts";
 import {
   envExample,
+  SETTINGS_BEGIN,
+  SETTINGS_END,
   type SettingsSection,
   settingsTable,
   withSettingsTable,
@@ -38,11 +40,21 @@ export const SETTINGS_PAGES: readonly SettingsPage[] = [
   })),
 ];
 
-/** The generated files, as they should read, keyed by path from the root. */
+/**
+ * The generated files, as they should read, keyed by path from the root. A role
+ * without a page gets one, and a page without the settings markers gets a
+ * "Settings" section at its end, so that a new role or a new page never stops the
+ * generator; a page with the markers twice is an error (which table is meant?).
+ */
 export async function expectedFiles(root: URL): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const page of SETTINGS_PAGES) {
-    const current = await Deno.readTextFile(new URL(page.path, root));
+    let current = await readIfExists(new URL(page.path, root)) ??
+      `# ${page.section.name}\n`;
+    if (!current.includes(SETTINGS_BEGIN) && !current.includes(SETTINGS_END)) {
+      current =
+        `${current.trimEnd()}\n\n## Settings\n\n${SETTINGS_BEGIN}\n${SETTINGS_END}\n`;
+    }
     try {
       files.set(
         page.path,
@@ -62,12 +74,21 @@ export async function expectedFiles(root: URL): Promise<Map<string, string>> {
   return files;
 }
 
+async function readIfExists(url: URL): Promise<string | undefined> {
+  try {
+    return await Deno.readTextFile(url);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
 if (import.meta.main) {
   const root = new URL("../", import.meta.url);
   const written: string[] = [];
   for (const [path, content] of await expectedFiles(root)) {
     const url = new URL(path, root);
-    if ((await Deno.readTextFile(url)) === content) continue;
+    if ((await readIfExists(url)) === content) continue;
     await Deno.writeTextFile(url, content);
     written.push(path);
   }

@@ -25,7 +25,12 @@ Deno.test("each role's page shows its settings table as generated", async (t) =>
   const expected = await expectedFiles(root);
   for (const page of SETTINGS_PAGES) {
     await t.step(page.path, async () => {
-      const current = await Deno.readTextFile(new URL(page.path, root));
+      const current = await Deno.readTextFile(new URL(page.path, root))
+        .catch(() => assert.fail(`${page.path} is missing: ${RUN}`));
+      assert.ok(
+        current.includes("<!-- settings:begin -->"),
+        `${page.path} has no settings table: ${RUN}`,
+      );
       assert.deepEqual(
         cells(settingsBlock(current)),
         cells(settingsBlock(expected.get(page.path)!)),

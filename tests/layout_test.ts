@@ -1,6 +1,6 @@
 /**
- * The layout's rules, checked from the code's own imports (every `.ts` file git
- * knows, its `import`/`export ... from` and `import("...")` specifiers):
+ * The layout's rules, checked from the code's own imports (every `.ts` file of the
+ * repository, its `import`/`export ... from` and `import("...")` specifiers):
  * - `lib/` imports nothing of `program/`, `services/`, `drivers/` or `clients/`;
  * - `drivers/<name>/` import `lib/` and their own folder only;
  * - `services/<role>/` import `lib/`, `drivers/` and their own folder, never
@@ -16,15 +16,21 @@ import assert from "node:assert/strict";
 
 const root = new URL("../", import.meta.url);
 
-async function gitFiles(): Promise<string[]> {
-  const { stdout, success } = await new Deno.Command("git", {
-    args: ["ls-files", "--cached", "--others", "--exclude-standard", "*.ts"],
-    cwd: root,
-  }).output();
-  assert.ok(success, "git ls-files failed");
-  return new TextDecoder().decode(stdout).split("\n").filter((f) =>
-    f !== "" && !f.startsWith("node_modules/")
-  );
+/** Folders that hold no source of ours. */
+const SKIP = new Set([".git", "node_modules", "data", "dist", "test_output"]);
+
+/** Every `.ts` file of the repository, as paths from its root. */
+async function sourceFiles(dir = ""): Promise<string[]> {
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(new URL(dir || ".", root))) {
+    const path = `${dir}${entry.name}`;
+    if (entry.isDirectory && !SKIP.has(entry.name)) {
+      found.push(...await sourceFiles(`${path}/`));
+    } else if (entry.isFile && entry.name.endsWith(".ts")) {
+      found.push(path);
+    }
+  }
+  return found.sort();
 }
 
 /**
@@ -102,7 +108,7 @@ function breach(from: string, to: string): string | undefined {
   }
 }
 
-const files = await gitFiles();
+const files = await sourceFiles();
 const imports = new Map<string, string[]>();
 // This file's own examples of imports are strings, not imports.
 const SELF = "tests/layout_test.ts";

@@ -8,13 +8,13 @@
  *    HTTP/1.1 transport), the stricter ceiling. Its peak RSS is the floor of any SDK
  *    client in Deno here, printed beside ours.
  * 2. Realistic latency (each queue call delayed 10 ms by a relay, the sink answering
- *    after 20 ms): ours against the spec's naive loop and against `npm:sqs-consumer`.
+ *    after 20 ms): ours against a naive receive-post-delete loop and against `npm:sqs-consumer`.
  *
  * Loopback runs are short (about 3 s), so each target runs {@linkcode LOOPBACK_ROUNDS}
  * times in turn and its best round counts.
  *
  * Ours runs as a user starts it (`deno run -A main.ts forwarder`); lines 1b and 2b run
- * it with the V8 flags the README recommends for a small device ({@linkcode V8_FLAGS}),
+ * it with the V8 flags docs/forwarder.md recommends for a small device ({@linkcode V8_FLAGS}),
  * and line 1b compares its peak RSS with the bare loop's on the same client and flags.
  * The peers are in `_forwarder_peers.ts`.
  *
@@ -38,7 +38,7 @@ const LOOPBACK_ROUNDS = 3;
 /** Longest run of one peer; slower peers are measured on what they did by then. */
 const CAP_MS = 25_000;
 /**
- * The README's flags for a small device: a 2 MB semi-space instead of V8's default
+ * The flags docs/forwarder.md gives for a small device: a 2 MB semi-space instead of V8's default
  * (up to 16 MB), and an old-space limit far above the forwarder's live heap (~20 MB),
  * which makes V8 size the old generation for a small heap. Each flag alone saves
  * little; together they hold RSS flat at ~110 MB (from ~175 MB), for 5-20% fewer
@@ -281,7 +281,7 @@ export async function run(): Promise<void> {
       peer("consumer", relayUrl, "QUEUE", slowSink.url),
     );
     report(
-      "2. latency msg/s vs the spec's naive loop (target >= 20)",
+      "2. latency msg/s vs a naive loop (target >= 20)",
       slow.rate,
       naive.rate,
     );

@@ -3,6 +3,8 @@
  *
  * Each `bench/<role>.ts` exports `run(): Promise<void>` printing its comparison lines.
  *
+ * Layout: benchmarks may import anything; nothing imports them.
+ *
  * @module
  */
 const BENCHES = ["forwarder", "messages", "proxy", "data-api", "pi-memory"];

@@ -40,7 +40,8 @@ export function backoffDelay(
  *
  * @example
  * ```ts
- * await sleep(1000, controller.signal);
+ * const controller = new AbortController();
+ * await sleep(10, controller.signal); // resolves early when the signal aborts
  * ```
  */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

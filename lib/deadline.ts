@@ -20,9 +20,10 @@ export interface Deadline {
  *
  * @example
  * ```ts
- * const limit = deadline(5000, shutdownSignal);
+ * const shutdown = new AbortController();
+ * const limit = deadline(5000, shutdown.signal);
  * try {
- *   await fetch(url, { signal: limit.signal });
+ *   await fetch("http://127.0.0.1:8001/healthz", { signal: limit.signal });
  * } finally {
  *   limit.clear();
  * }
@@ -54,7 +55,8 @@ export function deadline(ms: number, parent?: AbortSignal): Deadline {
  *
  * @example
  * ```ts
- * const reading = await raceSignal(sensor.read(), deadline(2000).signal);
+ * const slowRead = new Promise<number>((resolve) => setTimeout(() => resolve(21.5), 10));
+ * const reading = await raceSignal(slowRead, deadline(2000).signal); // 21.5
  * ```
  */
 export function raceSignal<T>(
@@ -82,8 +84,13 @@ export function raceSignal<T>(
  *
  * @example
  * ```ts
- * const response = await withDeadline(30_000, signal, (s) => fetch(url, { signal: s }),
- *   "No reply within 30000 ms");
+ * const shutdown = new AbortController();
+ * const response = await withDeadline(
+ *   30_000,
+ *   shutdown.signal,
+ *   (signal) => fetch("http://127.0.0.1:8001/healthz", { signal }),
+ *   "No reply within 30000 ms",
+ * );
  * ```
  */
 export async function withDeadline<T>(

@@ -94,6 +94,16 @@ function escapeControls(message: string): string {
  *
  * @example
  * ```ts
+ * import type { LogRecord } from "@logtape/logtape";
+ *
+ * const record = {
+ *   category: ["forwarder"],
+ *   level: "info",
+ *   message: ["sqs2http start"],
+ *   rawMessage: "sqs2http start",
+ *   timestamp: Date.UTC(2026, 10, 21, 9, 5, 3),
+ *   properties: {},
+ * } as LogRecord;
  * textLine(record); // "21/11/2026 09:05:03 [INFO] sqs2http start"
  * ```
  */

@@ -103,13 +103,18 @@ export interface RoleDefinition<S extends Schema> {
  *
  * @example
  * ```ts
- * export const messagesRole = defineRole({
- *   name: "messages",
- *   summary: "Message-record JSON service",
- *   settings: { ...listenSettings("MESSAGES", 8001) },
- *   async start(settings, { log }) {
- *     const server = serveApp(app, { ... });
- *     return { stop: server.stop };
+ * import { Hono } from "hono";
+ * import { defineRole } from "./role.ts";
+ * import { listenAt, listenSettings, serveApp } from "./serve.ts";
+ *
+ * export const helloRole = defineRole({
+ *   name: "hello",
+ *   summary: "Answers hello",
+ *   settings: { ...listenSettings("HELLO", 8009) },
+ *   start(settings, { log }) {
+ *     const app = new Hono().get("/", (c) => c.text("hello"));
+ *     const server = serveApp(app, { ...listenAt("HELLO", settings), log, name: "hello" });
+ *     return Promise.resolve({ stop: server.stop });
  *   },
  * });
  * ```

@@ -32,7 +32,15 @@ export function listenSettings<P extends string>(
  *
  * @example
  * ```ts
- * serveApp(app, { ...listenAt("MESSAGES", settings), log, name: "messages" });
+ * import { Hono } from "hono";
+ * import { createLog } from "./log.ts";
+ * import { parseSettings } from "./settings.ts";
+ *
+ * const settings = parseSettings(listenSettings("MESSAGES", 8001), {});
+ * const app = new Hono().get("/", (c) => c.text("hello"));
+ * const log = createLog("messages");
+ * const server = serveApp(app, { ...listenAt("MESSAGES", settings), log, name: "messages" });
+ * await server.stop();
  * ```
  */
 export function listenAt<P extends string>(
@@ -101,6 +109,11 @@ export interface RunningServer {
  *
  * @example
  * ```ts
+ * import { Hono } from "hono";
+ * import { createLog } from "./log.ts";
+ *
+ * const app = new Hono().get("/", (c) => c.text("hello"));
+ * const log = createLog("messages");
  * const server = serveApp(app, { hostname: "0.0.0.0", port: 8001, log, name: "messages" });
  * await server.stop();
  * ```

@@ -83,6 +83,8 @@ export interface SettingsReading<S extends Schema> {
  *
  * @example
  * ```ts
+ * import { port } from "./setting_kinds.ts";
+ *
  * const { values, problems } = readSettings({ PORT: port({ description: "Port" }) }, {});
  * problems; // ["Missing PORT: Port"]
  * ```
@@ -128,6 +130,8 @@ export function readSettings<S extends Schema>(
  * @throws {SettingsError} listing every missing or malformed variable.
  * @example
  * ```ts
+ * import { port } from "./setting_kinds.ts";
+ *
  * const settings = parseSettings({ PORT: port({ default: 8001, description: "Port" }) }, {});
  * settings.PORT; // 8001
  * ```
@@ -160,7 +164,10 @@ export interface SettingOptions<T> {
  *
  * @example
  * ```ts
- * const routes = custom({ description: "Registrations name=URL" }, parseRoutes);
+ * const routes = custom(
+ *   { description: "Registrations name=URL" },
+ *   (raw) => raw.split(",").map((pair) => pair.split("=")),
+ * );
  * ```
  */
 export function custom<T>(
@@ -191,6 +198,8 @@ export function custom<T>(
  *
  * @example
  * ```ts
+ * import { text } from "./setting_kinds.ts";
+ *
  * const host = refine(text({ description: "Host" }), "a host name", (v) => !v.includes("/"));
  * ```
  */
@@ -214,6 +223,8 @@ export function refine<T>(
  *
  * @example
  * ```ts
+ * import { text } from "./setting_kinds.ts";
+ *
  * const schema = { QUEUE_PROFILE: optional(text({ description: "AWS profile" })) };
  * ```
  */

@@ -1,5 +1,5 @@
 /**
- * The collector against a real InfluxDB 1.x: every point of the spec's table with
+ * The collector against a real InfluxDB 1.x: every point of docs/collector.md with
  * its field types, the store paused during a pass, and a batch the store refuses.
  */
 import assert from "node:assert/strict";
@@ -72,7 +72,7 @@ function waitForRows(influx: Influxd, measurement: string, count: number) {
 
 Deno.test({
   name:
-    "collector writes every point of the spec's table, with its types, into InfluxDB 1.x",
+    "collector writes every point of docs/collector.md, with its types, into InfluxDB 1.x",
   ignore: influxd.ignore,
   async fn() {
     const t = await setUp();

@@ -1,49 +1,71 @@
 /**
- * Every setting a role reads is documented in `.env.example` and in the README or `docs/`.
+ * The generated settings documentation is up to date: each role's page shows the
+ * table `deno task docs` writes from the role's settings definitions, and
+ * `.env.example` is exactly what it writes.
  */
 import assert from "node:assert/strict";
-import { loggingSettings } from "../lib/logging.ts";
-import { ROLES } from "../program/roles.ts";
+import { settingsBlock } from "../program/settings_docs.ts";
+import { loadEnv } from "../program/env_file.ts";
+import { expectedFiles, SETTINGS_PAGES } from "../scripts/docs.ts";
 
 const root = new URL("../", import.meta.url);
-const envExample = await Deno.readTextFile(new URL(".env.example", root));
-const pages = [await Deno.readTextFile(new URL("README.md", root))];
-for await (const entry of Deno.readDir(new URL("docs/", root))) {
-  if (entry.name.endsWith(".md")) {
-    pages.push(await Deno.readTextFile(new URL(`docs/${entry.name}`, root)));
-  }
+const RUN = "run `deno task docs` and commit what it writes";
+
+/** A table's cells, trimmed: `deno fmt` may pad columns its own way. */
+function cells(table: string): string[][] {
+  return table.split("\n")
+    .filter((line) => !/^\|[\s|:-]*\|$/.test(line))
+    .map((line) =>
+      line.replace(/^\|/, "").replace(/\|$/, "").split(/(?<!\\)\|/)
+        .map((cell) => cell.trim())
+    );
 }
-const readme = pages.join("\n");
 
-const documented = new Set(
-  envExample.split("\n")
-    .map((line) => /^#?\s?([A-Z][A-Z0-9_]*)=/.exec(line)?.[1])
-    .filter((name) => name !== undefined),
-);
-
-const settings = [
-  ...Object.entries(loggingSettings),
-  ...ROLES.flatMap((role) => Object.entries(role.settings)),
-];
-
-Deno.test(".env.example lists every setting with its default", () => {
-  const missing = settings.filter(([name]) => !documented.has(name)).map((
-    [name],
-  ) => name);
-  assert.deepEqual(missing, []);
-  for (const [name, setting] of settings) {
-    if (setting.defaultText === undefined || setting.secret) continue;
-    const line = envExample.split("\n").find((l) => l.startsWith(`${name}=`));
-    assert.ok(line !== undefined, `${name} has a default but is commented out`);
-    const value = line.slice(name.length + 1);
-    const expected = setting.defaultText === "none" ? "" : setting.defaultText;
-    assert.equal(value, expected, `default of ${name}`);
+Deno.test("each role's page shows its settings table as generated", async (t) => {
+  const expected = await expectedFiles(root);
+  for (const page of SETTINGS_PAGES) {
+    await t.step(page.path, async () => {
+      const current = await Deno.readTextFile(new URL(page.path, root))
+        .catch(() => assert.fail(`${page.path} is missing: ${RUN}`));
+      assert.ok(
+        current.includes("<!-- settings:begin -->"),
+        `${page.path} has no settings table: ${RUN}`,
+      );
+      assert.deepEqual(
+        cells(settingsBlock(current)),
+        cells(settingsBlock(expected.get(page.path)!)),
+        `${page.path} shows settings that differ from their definitions: ${RUN}`,
+      );
+    });
   }
 });
 
-Deno.test("the README and docs/ name every setting", () => {
-  const missing = settings.filter(([name]) => !readme.includes(name)).map((
-    [name],
-  ) => name);
-  assert.deepEqual(missing, []);
+Deno.test(".env.example is as generated", async () => {
+  const expected = (await expectedFiles(root)).get(".env.example")!;
+  const current = await Deno.readTextFile(new URL(".env.example", root));
+  assert.equal(current, expected, `.env.example is out of date: ${RUN}`);
+});
+
+Deno.test(".env.example, read as a .env file, gives every default", async () => {
+  const text = (await expectedFiles(root)).get(".env.example")!;
+  const { env } = loadEnv({
+    env: {},
+    cwd: "/",
+    path: ".env.example",
+    readTextFile: () => text,
+  });
+  for (const page of SETTINGS_PAGES) {
+    for (const [name, setting] of Object.entries(page.section.settings)) {
+      if (setting.secret || setting.defaultText === undefined) {
+        assert.equal(env[name], undefined, `${name} has no value`);
+        continue;
+      }
+      const expected = setting.defaultText === "none"
+        ? ""
+        : setting.defaultText;
+      assert.equal(env[name], expected, `default of ${name}`);
+      // The value given is read as the default, so copying the file changes nothing.
+      assert.doesNotThrow(() => setting.read(env[name] || undefined), name);
+    }
+  }
 });

@@ -39,7 +39,7 @@ async function call(
   return { status: response.status, text, json: () => JSON.parse(text) };
 }
 
-Deno.test("messages role serves the spec's table over HTTP", async (t) => {
+Deno.test("messages role serves the contract's table over HTTP", async (t) => {
   const dir = Deno.makeTempDirSync({ prefix: "messages-e2e-" });
   const { main, url } = await startMessages({}, dir);
   const base = `${url}${PATH}`;
@@ -100,7 +100,7 @@ Deno.test("messages role serves the spec's table over HTTP", async (t) => {
       ]);
     });
     await t.step(
-      "errors are JSON with the DECISIONS status codes",
+      "errors are JSON with the documented status codes",
       async () => {
         const cases: [string, string, unknown, number][] = [
           [`${base}/2`, "GET", undefined, 404],

@@ -36,6 +36,8 @@ export interface GzaasErrorOptions {
  *
  * @example
  * ```ts
+ * import { Gzaas } from "./gzaas.ts";
+ *
  * try {
  *   await new Gzaas().setApiKey("key").create("Hello");
  * } catch (error) {

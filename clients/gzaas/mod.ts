@@ -5,6 +5,9 @@
  * Web-standard APIs only (fetch, AbortController, URLSearchParams): usable from Deno,
  * Node 18+ and browsers; nothing here depends on the rest of homewire.
  *
+ * Layout: `clients/gzaas/` imports nothing outside its folder (`tests/layout_test.ts`
+ * checks it), so it can be copied or bundled alone.
+ *
  * @example
  * ```ts
  * import { Gzaas, GzaasError } from "@homewire/homewire/gzaas";

@@ -62,7 +62,12 @@ export interface AdapterWait {
  *
  * @example
  * ```ts
- * await waitForPoweredOn(noble, noble.state).ready;
+ * import { EventEmitter } from "node:events";
+ *
+ * const adapter = new EventEmitter(); // what noble is: it emits "stateChange"
+ * const waiting = waitForPoweredOn(adapter, "poweredOff");
+ * adapter.emit("stateChange", "poweredOn");
+ * await waiting.ready;
  * ```
  */
 export function waitForPoweredOn(

@@ -40,6 +40,9 @@ export interface NobleScannerOptions {
  * @throws (rejects) when the library or its native binding cannot load
  * @example
  * ```ts
+ * import { createLog } from "../../lib/log.ts";
+ *
+ * const log = createLog("ble");
  * const scanner = await createNobleScanner({ log });
  * await scanner.start((ad) => log.debug(`Heard ${ad.address}`));
  * await scanner.close();

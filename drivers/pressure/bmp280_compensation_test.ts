@@ -10,7 +10,7 @@ import {
   ADC_T,
   calibrationBytes,
   DATASHEET,
-} from "./_bmp280_datasheet.ts";
+} from "./_test_bmp280_datasheet.ts";
 
 Deno.test("bmp280Temperature() matches the datasheet's worked example", () => {
   const { celsius, tFine } = bmp280Temperature(ADC_T, DATASHEET);

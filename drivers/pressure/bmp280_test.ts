@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createFakeI2cDevice } from "./_fake_i2c_device.ts";
 import { bmp280 } from "./bmp280.ts";
-import { calibrationBytes, DATASHEET } from "./_bmp280_datasheet.ts";
+import { calibrationBytes, DATASHEET } from "./_test_bmp280_datasheet.ts";
 
 const noWait = () => Promise.resolve();
 

@@ -28,6 +28,8 @@ export interface I2cPressureOptions {
  *
  * @example
  * ```ts
+ * import { lps25h } from "./lps25h.ts";
+ *
  * const source = createI2cPressureSource({ chip: lps25h, bus: 1, address: 0x5c });
  * await source.read(); // 1013.2
  * ```

@@ -38,6 +38,9 @@ interface IioDevice {
  *
  * @example
  * ```ts
+ * import { createLog } from "../../lib/log.ts";
+ *
+ * const log = createLog("collector");
  * const source = createIioPressureSource({ root: "/sys/bus/iio/devices", log });
  * await source.read(); // 1013.2
  * ```

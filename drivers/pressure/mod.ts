@@ -1,6 +1,9 @@
 /**
  * Indoor pressure for the collector: settings and the source they select.
  *
+ * Layout: `drivers/pressure/` is a device driver; it imports `lib/` and itself only
+ * (`tests/layout_test.ts` checks it).
+ *
  * @module
  */
 import type { Log } from "../../lib/log.ts";
@@ -36,6 +39,11 @@ export type PressureSettings = SettingsOf<typeof pressureSettings>;
  *
  * @example
  * ```ts
+ * import { createLog } from "../../lib/log.ts";
+ * import { parseSettings } from "../../lib/settings.ts";
+ *
+ * const log = createLog("collector");
+ * const settings = parseSettings(pressureSettings, { PRESSURE_SENSOR: "iio" });
  * const source = createPressureSource(settings, { log });
  * if (source) log.info(`${await source.read()} hPa`);
  * ```

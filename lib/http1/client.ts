@@ -13,6 +13,9 @@
  * are called directly. An idle pooled connection is watched, so one the remote
  * closes (its keep-alive time-out) leaves the pool at once.
  *
+ * Layout: `lib/http1/` is the transport of the proxy and the forwarder; like all of
+ * `lib/`, it imports `lib/` only (`tests/layout_test.ts` checks it).
+ *
  * @module
  */
 import { ByteReader } from "./_byte_reader.ts";

@@ -13,6 +13,9 @@
  *
  * @example
  * ```ts
+ * import { createHttp1Client } from "./client.ts";
+ *
+ * const client = createHttp1Client();
  * try {
  *   await client.fetch("http://127.0.0.1:8080/");
  * } catch (error) {

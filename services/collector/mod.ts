@@ -2,6 +2,9 @@
  * The `collector` role: indoor sensors and outdoor weather into the time-series
  * store, one pass at start and then on a cron schedule (`--once`: a single pass).
  *
+ * Layout: a role's folder imports `lib/`, `drivers/` and itself, never another role
+ * (`tests/layout_test.ts` checks it).
+ *
  * @module
  */
 import { defineRole } from "../../lib/role.ts";

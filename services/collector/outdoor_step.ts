@@ -1,5 +1,5 @@
 /**
- * The outdoor step: the three weather calls, turned into the spec's `out` points.
+ * The outdoor step: the three weather calls, turned into the `out` points of docs/collector.md.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * The spec's rain rule: the rain level of a weather entry list from its icon codes.
+ * The rain rule of docs/collector.md: the rain level of a weather entry list from its icon codes.
  *
  * @module
  */

@@ -12,7 +12,7 @@ export type FieldValue =
   | { readonly type: "int"; readonly value: number }
   | { readonly type: "boolean"; readonly value: boolean };
 
-/** One point of the spec's table: measurement, `location` tag, time and fields. */
+/** One point of the collector (docs/collector.md): measurement, `location` tag, time and fields. */
 export interface Sample {
   /** Measurement name, e.g. `home_pressure`. */
   readonly measurement: string;

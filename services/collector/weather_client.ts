@@ -1,5 +1,5 @@
 /**
- * The three weather calls of the spec (OpenWeatherMap API): current weather, UV index
+ * The three weather calls of the collector (OpenWeatherMap API): current weather, UV index
  * and forecast, each with a time limit.
  *
  * @module
@@ -7,7 +7,7 @@
 import { errorText, type Log } from "../../lib/log.ts";
 import { deadline } from "../../lib/deadline.ts";
 
-/** Where the UV index comes from: the spec's `/data/2.5/uvi` or `/data/3.0/onecall`. */
+/** Where the UV index comes from: the retired `/data/2.5/uvi` (the default) or `/data/3.0/onecall`. */
 export type UviSource = "uvi" | "onecall";
 
 /** What {@linkcode createWeatherClient} needs. */

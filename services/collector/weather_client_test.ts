@@ -24,7 +24,7 @@ function client(url: string, uviSource: UviSource = "uvi", timeoutMs = 2000) {
   return { weather, log };
 }
 
-Deno.test("createWeatherClient() calls the spec's paths with their query", async () => {
+Deno.test("createWeatherClient() calls the documented paths with their query", async () => {
   const standIn = startWeatherStandIn();
   try {
     const { weather } = client(standIn.url);

@@ -1,5 +1,5 @@
 /**
- * Turns the weather replies into the spec's outdoor points. A reply without a field
+ * Turns the weather replies into the outdoor points of docs/collector.md. A reply without a field
  * the table needs throws, naming the field, so the caller can skip that reply.
  *
  * @module

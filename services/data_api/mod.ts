@@ -1,6 +1,9 @@
 /**
  * The `data-api` role: a bearer-token protected JSON API answering 20 contacts.
  *
+ * Layout: a role's folder imports `lib/`, `drivers/` and itself, never another role
+ * (`tests/layout_test.ts` checks it).
+ *
  * @module
  */
 import { listenAt, listenSettings, serveApp } from "../../lib/serve.ts";

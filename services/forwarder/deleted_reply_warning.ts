@@ -31,14 +31,14 @@ function locationText(location: string | undefined): string {
 
 /**
  * Returns the line that says a message was deleted although the endpoint did not
- * answer 2xx (spec 1 deletes after any status): its id, the status and its name, for
+ * answer 2xx (any status deletes the message: docs/decisions.md): its id, the status and its name, for
  * a redirect its `Location` (not followed), and what to set to keep such messages.
  *
  * @example
  * ```ts
  * deletedReplyWarning("m-1", { status: 401 });
- * // "Endpoint answered 401 Unauthorized for message m-1: deleted (the spec deletes
- * //  after any status; list 401 in FORWARD_RETRY_STATUSES to keep such messages)"
+ * // "Endpoint answered 401 Unauthorized for message m-1: deleted (any status deletes
+ * //  the message; list 401 in FORWARD_RETRY_STATUSES to keep such messages)"
  * ```
  */
 export function deletedReplyWarning(
@@ -52,7 +52,7 @@ export function deletedReplyWarning(
   if (status >= 300 && status <= 399) {
     return `${answered} (${
       locationText(reply.location)
-    }) for message ${messageId}: deleted, the redirect not followed (the spec deletes after any status; set HTTP_ENDPOINT to the new address, or ${keep})`;
+    }) for message ${messageId}: deleted, the redirect not followed (any status deletes the message; set HTTP_ENDPOINT to the new address, or ${keep})`;
   }
-  return `${answered} for message ${messageId}: deleted (the spec deletes after any status; ${keep})`;
+  return `${answered} for message ${messageId}: deleted (any status deletes the message; ${keep})`;
 }

@@ -169,7 +169,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         return retry(reply.retryAfter);
       }
       metrics.count("posted");
-      // The spec deletes after any status: say so when it is not a success, or a
+      // Any status deletes the message (docs/decisions.md): say so when it is not a success, or a
       // wrong token (401) or a moved endpoint drains the queue unnoticed.
       if (status < 200 || status > 299) {
         log.warn(deletedReplyWarning(message.id, reply));

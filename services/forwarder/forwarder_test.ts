@@ -325,9 +325,9 @@ Deno.test("createForwarder() deletes after a reply that is not 2xx with one WARN
   await running;
   assert.deepEqual(queue.deleted.toSorted(), ["m0", "m1", "m2", "m3"]);
   const keep =
-    "(the spec deletes after any status; list 401 in FORWARD_RETRY_STATUSES to keep such messages)";
+    "(any status deletes the message; list 401 in FORWARD_RETRY_STATUSES to keep such messages)";
   assert.deepEqual(log.at("WARNING").toSorted(), [
-    `Endpoint answered 308 Permanent Redirect (Location "https://new.example.com/in") for message m3: deleted, the redirect not followed (the spec deletes after any status; set HTTP_ENDPOINT to the new address, or list 308 in FORWARD_RETRY_STATUSES to keep such messages)`,
+    `Endpoint answered 308 Permanent Redirect (Location "https://new.example.com/in") for message m3: deleted, the redirect not followed (any status deletes the message; set HTTP_ENDPOINT to the new address, or list 308 in FORWARD_RETRY_STATUSES to keep such messages)`,
     `Endpoint answered 401 Unauthorized for message m1: deleted ${keep}`,
     `Endpoint answered 404 Not Found for message m2: deleted ${
       keep.replace("401", "404")

@@ -1,6 +1,9 @@
 /**
  * The `forwarder` role: reads messages from an SQS queue and posts each body to an
- * HTTP endpoint (spec 1, with the additions of DECISIONS.md).
+ * HTTP endpoint (docs/forwarder.md).
+ *
+ * Layout: a role's folder imports `lib/`, `drivers/` and itself, never another role
+ * (`tests/layout_test.ts` checks it).
  *
  * @module
  */

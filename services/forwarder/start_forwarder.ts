@@ -24,7 +24,7 @@ import { createSqsQueue } from "./sqs_queue.ts";
 import { createSqsdHeaders, SQSD_SYSTEM_ATTRIBUTES } from "./sqsd_headers.ts";
 
 /**
- * Longest wait at stop for the posts in hand, whatever HTTP_TIMEOUT_MS is (the README
+ * Longest wait at stop for the posts in hand, whatever HTTP_TIMEOUT_MS is (docs/forwarder.md
  * promises it); the wait ends as soon as they do.
  */
 const SHUTDOWN_TIMEOUT_MS = 25_000;

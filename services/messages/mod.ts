@@ -1,6 +1,9 @@
 /**
  * The `messages` role: a JSON service storing short message records in SQLite.
  *
+ * Layout: a role's folder imports `lib/`, `drivers/` and itself, never another role
+ * (`tests/layout_test.ts` checks it).
+ *
  * @module
  */
 import { listenAt, listenSettings, serveApp } from "../../lib/serve.ts";

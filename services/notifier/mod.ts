@@ -2,6 +2,9 @@
  * The `notifier` role: `GET /note/{title}/{body}` sends a push note through the
  * Pushbullet API (or any server speaking its `/v2/pushes` call).
  *
+ * Layout: a role's folder imports `lib/`, `drivers/` and itself, never another role
+ * (`tests/layout_test.ts` checks it).
+ *
  * @module
  */
 import { listenAt, listenSettings, serveApp } from "../../lib/serve.ts";

@@ -40,8 +40,8 @@ export interface PushClientOptions {
 
 /**
  * Returns a {@linkcode PushClient} posting notes to `{baseUrl}/v2/pushes` as JSON
- * `{"type": "note", "title", "body"}` with HTTP Basic authentication (the spec's
- * scheme) and the `Access-Token` header (the one Pushbullet documents today).
+ * `{"type": "note", "title", "body"}` with HTTP Basic authentication (the scheme first
+ * described) and the `Access-Token` header (the one Pushbullet documents today).
  *
  * Error messages name the status or the reason, never the token.
  *
@@ -66,7 +66,7 @@ export function createPushClient(options: PushClientOptions): PushClient {
         const response = await fetchFn(endpoint, {
           method: "POST",
           headers: {
-            // The spec's HTTP Basic, and the header Pushbullet's current docs show.
+            // HTTP Basic as first described, and the header Pushbullet's current docs show.
             authorization,
             "access-token": options.token,
             "content-type": "application/json",

@@ -2,6 +2,9 @@
  * The `proxy` role: maps a first path segment to a remote base URL and relays the
  * request there, with CORS headers, so a browser page can reach remote servers.
  *
+ * Layout: a role's folder imports `lib/`, `drivers/` and itself, never another role
+ * (`tests/layout_test.ts` checks it).
+ *
  * @module
  */
 import {

@@ -1,10 +1,13 @@
 /**
- * The `reader` role: the spec's sensor reader program. Reads a BeeWi BLE thermometer
+ * The `reader` role: the sensor reader program as a role. Reads a BeeWi BLE thermometer
  * once and prints `{"temperature":"21.5"}`, or ends silently after the time-out.
  *
  * ```sh
  * deno task start reader AA:BB:CC:DD:EE:FF
  * ```
+ *
+ * Layout: a role's folder imports `lib/`, `drivers/` and itself, never another role
+ * (`tests/layout_test.ts` checks it).
  *
  * @module
  */

@@ -3,6 +3,9 @@
  * paged table, with a refresh button, column filters, a column chooser, the view in
  * the URL, a CSV download and an optional auto-refresh.
  *
+ * Layout: a role's folder imports `lib/`, `drivers/` and itself, never another role
+ * (`tests/layout_test.ts` checks it).
+ *
  * @module
  */
 import { listenAt, listenSettings, serveApp } from "../../lib/serve.ts";

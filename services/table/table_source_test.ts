@@ -30,7 +30,7 @@ async function withStandIn(
 const json = (value: unknown, status = 200) => () =>
   Response.json(value, { status });
 
-Deno.test("createTableSource() sends the spec's headers, with the key when set", async () => {
+Deno.test("createTableSource() sends the documented headers, with the key when set", async () => {
   await withStandIn(json([{ a: 1 }]), async (url, seen) => {
     await createTableSource({ apiUrl: url, apiKey: "k3y" })();
     await createTableSource({ apiUrl: url })();

@@ -218,7 +218,7 @@ Deno.test("forwarder role through main.ts", async (t) => {
         await sink.waitFor(2);
         await until(emptied(url));
         await main.waitFor(
-          /\[WARNING\] Endpoint answered 401 Unauthorized for message \S+: deleted \(the spec deletes after any status; list 401 in FORWARD_RETRY_STATUSES to keep such messages\)$/,
+          /\[WARNING\] Endpoint answered 401 Unauthorized for message \S+: deleted \(any status deletes the message; list 401 in FORWARD_RETRY_STATUSES to keep such messages\)$/,
         );
         await main.waitFor(
           /\[WARNING\] Endpoint answered 301 Moved Permanently \(Location "https:\/\/new\.example\.com\/in"\) for message \S+: deleted, the redirect not followed/,

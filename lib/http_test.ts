@@ -144,7 +144,7 @@ Deno.test("createHttpApp() answers HEAD with the headers and length of GET, no b
       assert.equal(String(body.byteLength), length);
       const head = await fetch(`${server.url}${path}`, { method: "HEAD" });
       assert.equal(head.status, 200);
-      assert.equal(head.headers.get("content-length"), length, path);
+      assert.equal(head.headers.get("content-length"), length, String(path));
       assert.equal(
         head.headers.get("content-type"),
         get.headers.get("content-type"),

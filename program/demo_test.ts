@@ -31,7 +31,11 @@ Deno.test("demoEnv() points the table at the data API's own address", () => {
     ["[::1]", "http://[::1]:8003/data"],
   ];
   for (const [host, url] of cases) {
-    assert.equal(demoEnv({ DATA_API_HOST: host }).env.API_URL, url, host);
+    assert.equal(
+      demoEnv({ DATA_API_HOST: host }).env.API_URL,
+      url,
+      String(host),
+    );
   }
 });
 

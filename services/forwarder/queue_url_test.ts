@@ -58,7 +58,7 @@ Deno.test("queueEndpoint()", async (t) => {
           ],
         ]
       ) {
-        assert.equal(queueEndpoint(url!, "eu-west-1"), origin, url);
+        assert.equal(queueEndpoint(url!, "eu-west-1"), origin, String(url));
       }
     },
   );

@@ -170,7 +170,7 @@ Deno.test("main.ts notifier sends to every scheme the request its service docume
         assert.equal(seen.method, "POST");
         assert.equal(seen.headers.authorization, basic("me", "NtfyPa55"));
         assert.equal(seen.headers["x-priority"], "high");
-        assert.equal(seen.headers["x-tags"], "house,door");
+        assert.equal(seen.headers["x-tags"], "door,house");
         assert.equal(seen.headers["x-click"], "https://x.test/");
         assert.deepEqual(JSON.parse(seen.body), {
           topic: "door",

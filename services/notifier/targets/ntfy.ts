@@ -73,8 +73,13 @@ export function parseNtfyUrl(parts: UrlParts): Target {
   if (priority === undefined) {
     throw fail("expected ?priority= min, low, default, high, max or 1 to 5");
   }
-  const tags = (parts.query.get("tags") ?? "").split(/[\s,;[\]]+/)
-    .filter((tag) => tag !== "");
+  // Sorted and unique, as Apprise's list parsing leaves them.
+  const tags = [
+    ...new Set(
+      (parts.query.get("tags") ?? "").split(/[\s,;[\]]+/)
+        .filter((tag) => tag !== ""),
+    ),
+  ].sort();
   const click = parts.query.get("click") || undefined;
   const root = cloud
     ? CLOUD

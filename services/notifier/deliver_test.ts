@@ -187,3 +187,20 @@ Deno.test("retryAfter() reads seconds and HTTP dates", () => {
   assert.equal(retryAfter(null), undefined);
   assert.equal(retryAfter("soon"), undefined);
 });
+
+Deno.test("createDeliver() keeps a token in the URL out of a connection error", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const deliver = createDeliver({
+    bases: bases(`http://127.0.0.1:${port}`),
+    timeoutMs: 5000,
+    retryBaseMs: 5,
+  });
+  const delivery = await deliver(
+    parseTargetUrl("tgram://123456:TgS3cretT0ken/42"),
+    MESSAGE,
+  );
+  assert.match(delivery.error!, /^Telegram unreachable: /);
+  assert.ok(!delivery.error!.includes("TgS3cretT0ken"), delivery.error);
+});

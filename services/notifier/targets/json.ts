@@ -61,7 +61,9 @@ export function parseJsonUrl(parts: UrlParts): Target {
   const url = `${parts.scheme === "jsons" ? "https" : "http"}://${
     hostPort(parts)
   }${path}${query}`;
-  const headerValues = [...parts.query].filter(([name]) => name[0] === "+")
+  // Header and query values often carry an API key.
+  const headerValues = [...parts.query]
+    .filter(([name]) => name[0] === "+" || name[0] === "-")
     .map(([, value]) => value);
   return {
     scheme: parts.scheme,

@@ -236,7 +236,7 @@ Deno.test("parseTargetUrl() json:// posts Apprise's JSON", () => {
   const url = "jsons://u:pw@hook.lan/x?method=put&+X-Key=k3y&-q=1&:extra=v";
   const target = parseTargetUrl(url);
   assert.equal(target.display, "jsons://u:****@hook.lan/x");
-  assert.deepEqual(target.secrets, ["pw", "k3y"]);
+  assert.deepEqual(target.secrets, ["pw", "k3y", "1"]);
   const [sent] = requests(url);
   assert.equal(sent!.url, "https://hook.lan/x?q=1");
   assert.equal(sent!.method, "PUT");

@@ -169,13 +169,15 @@ export function retryAfter(
 
 /**
  * The error text of a service's JSON error reply (Pushbullet's `error.message`,
- * Telegram's `description`, ntfy's `error`, Gotify's `errorDescription`), trimmed.
+ * Telegram's `description`, ntfy's `error`, Gotify's `errorDescription`, Pushover's
+ * `errors`, Discord's `message`), trimmed.
  */
 function upstreamMessage(text: string): string | undefined {
   try {
     const reply = JSON.parse(text);
     const message = reply?.error?.message ?? reply?.errorDescription ??
       reply?.description ?? reply?.message ??
+      (Array.isArray(reply?.errors) ? reply.errors.join("; ") : undefined) ??
       (typeof reply?.error === "string" ? reply.error : undefined);
     if (typeof message === "string" && message.trim() !== "") {
       return message.trim().replace(/\.$/, "").slice(0, 200);

@@ -204,3 +204,29 @@ Deno.test("createDeliver() keeps a token in the URL out of a connection error", 
   assert.match(delivery.error!, /^Telegram unreachable: /);
   assert.ok(!delivery.error!.includes("TgS3cretT0ken"), delivery.error);
 });
+
+Deno.test("createDeliver() quotes Pushover's errors", async () => {
+  const api = standIn([
+    () =>
+      Response.json({
+        user: "invalid",
+        errors: [
+          "user identifier is not a valid user, group, or subscribed user key",
+        ],
+        status: 0,
+      }, { status: 400 }),
+  ]);
+  try {
+    const deliver = createDeliver({ bases: bases(api.url), timeoutMs: 2000 });
+    const delivery = await deliver(
+      parseTargetUrl("pover://Us3rKey@AppT0ken"),
+      MESSAGE,
+    );
+    assert.equal(
+      delivery.error,
+      "Pushover answered HTTP 400: user identifier is not a valid user, group, or subscribed user key",
+    );
+  } finally {
+    await api.close();
+  }
+});

@@ -451,7 +451,7 @@ Deno.test("main.ts notifier with an Apprise config file: tags, a target down, th
   }
 });
 
-Deno.test("main.ts notifier with pbul:// alone answers the push API's reply, as the spec's notifier", async () => {
+Deno.test("main.ts notifier with pbul:// alone answers the push API's reply, as the original notifier", async () => {
   const api = serviceStandIn();
   api.state.reply = () =>
     Response.json({ iden: "ujpah72o0", type: "note", active: true });

@@ -1,5 +1,5 @@
 /**
- * The notifier's HTTP app: `GET /` usage, the spec's `GET /note/{title}/{body}` and
+ * The notifier's HTTP app: `GET /` usage, the original `GET /note/{title}/{body}` and
  * the Apprise-API-compatible `POST /notify`.
  *
  * @module
@@ -23,7 +23,7 @@ export interface NotifierAppOptions {
   /** Sends a message to the targets. */
   notify: Notify;
   /**
-   * Answer as the spec's Pushbullet notifier: the push API's decoded reply, or 502
+   * Answer as the original Pushbullet notifier: the push API's decoded reply, or 502
    * `{"message"}`. True when the only target is one Pushbullet token.
    */
   pushbulletReply: boolean;

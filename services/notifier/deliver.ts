@@ -25,7 +25,7 @@ export interface Delivery {
   readonly status: number | null;
   /** What went wrong, secrets masked; absent when `ok`. */
   readonly error?: string;
-  /** The body of the last answer, as text (the Pushbullet reply of the spec). */
+  /** The body of the last answer, as text (the Pushbullet reply, answered as it is). */
   readonly reply?: string;
 }
 

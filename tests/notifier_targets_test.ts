@@ -3,7 +3,13 @@
  * service on 127.0.0.1 written from the services' documented request shapes.
  */
 import assert from "node:assert/strict";
-import { freePort, type MainProcess, startMain } from "./_helpers.ts";
+import {
+  freePort,
+  type MainProcess,
+  requireBinary,
+  startMain,
+} from "./_helpers.ts";
+import { makeTestTls } from "./_tls.ts";
 
 /** A request as a stand-in saw it. */
 interface Seen {
@@ -551,4 +557,57 @@ Deno.test("main.ts notifier exits 2 on malformed target URLs, their secrets mask
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+const openssl = requireBinary("openssl", ["/usr/bin/openssl"]);
+
+Deno.test({
+  name: "main.ts notifier sends ntfys://, gotifys:// and jsons:// over HTTPS",
+  ignore: openssl.ignore,
+  async fn() {
+    const tls = await makeTestTls(openssl.path);
+    const dir = await Deno.makeTempDir({ prefix: "notifier-test-" });
+    await Deno.writeTextFile(`${dir}/ca.pem`, tls.ca);
+    const seen: string[] = [];
+    const server = Deno.serve(
+      {
+        hostname: "127.0.0.1",
+        port: 0,
+        cert: tls.cert,
+        key: tls.key,
+        onListen: () => {},
+      },
+      async (request) => {
+        const body = await request.json();
+        seen.push(
+          `${new URL(request.url).pathname} ${body.topic ?? body.title}`,
+        );
+        return Response.json({});
+      },
+    );
+    const host = `127.0.0.1:${server.addr.port}`;
+    const { main, base } = await startNotifier({
+      NOTIFIER_URLS:
+        `ntfys://${host}/secure gotifys://${host}/GotifyT0k jsons://${host}/hook`,
+      // Deno trusts the test CA named here.
+      DENO_CERT: `${dir}/ca.pem`,
+    });
+    try {
+      const response = await fetch(`${base}/note/Locked/yes`);
+      assert.equal(response.status, 200);
+      assert.deepEqual(
+        (await response.json()).results.map((r: { ok: boolean }) => r.ok),
+        [true, true, true],
+      );
+      assert.deepEqual(seen.sort(), [
+        "/ secure",
+        "/hook Locked",
+        "/message Locked",
+      ]);
+    } finally {
+      assert.equal(await main.stop(), 0);
+      await server.shutdown();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });

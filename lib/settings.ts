@@ -13,6 +13,9 @@
 /** Control characters other than tab. */
 // deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
+/** Control characters other than tab, line feed and carriage return. */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const CONTROL_BUT_LINES = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
 
 /** The environment as a plain record (the process environment merged with `.env`). */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -32,6 +35,11 @@ export interface Setting<T> {
    * "optional" (`required unless QUEUE_PROFILE is set`).
    */
   readonly requirement?: string;
+  /**
+   * Whether the value may span several lines (a list one item a line): line breaks
+   * and tabs are then allowed; other control characters still are not.
+   */
+  readonly multiline?: boolean;
   /**
    * Turns the raw value into `T`. `raw` is `undefined` when the variable is unset or
    * empty. Throws an `Error` whose message says what was expected.
@@ -100,10 +108,13 @@ export function readSettings<S extends Schema>(
     const raw = env[name]?.trim() || undefined;
     // A line break or another control character is a slip (often of a `.env` file),
     // and would split the message that quotes the value.
-    if (raw !== undefined && CONTROL.test(raw)) {
+    const control = setting.multiline ? CONTROL_BUT_LINES : CONTROL;
+    if (raw !== undefined && control.test(raw)) {
       failed.add(name);
       problems.push(
-        `Invalid ${name}: it holds a control character (a line break?): write the value on one line`,
+        setting.multiline
+          ? `Invalid ${name}: it holds a control character other than a line break or a tab: remove it`
+          : `Invalid ${name}: it holds a control character (a line break?): write the value on one line`,
       );
       continue;
     }
@@ -155,6 +166,8 @@ export interface SettingOptions<T> {
   secret?: boolean;
   /** See {@linkcode Setting.requirement}. */
   requirement?: string;
+  /** See {@linkcode Setting.multiline}. @default false */
+  multiline?: boolean;
 }
 
 /**
@@ -182,6 +195,7 @@ export function custom<T>(
     required: !hasDefault,
     secret: options.secret ?? false,
     requirement: options.requirement,
+    multiline: options.multiline,
     read(raw) {
       if (raw === undefined) {
         if (hasDefault) return options.default as T;

@@ -191,3 +191,18 @@ Deno.test("readSettings() refuses a control character in any value, quoting noth
   ]);
   assert.deepEqual([...failed], ["PORT", "KEY"]);
 });
+
+Deno.test("readSettings() lets a multiline setting hold line breaks, not other control characters", () => {
+  const lines = custom(
+    { description: "One item a line", multiline: true },
+    (raw) => raw.split(/\r?\n/),
+  );
+  const { values, problems } = readSettings({ LIST: lines, BAD: lines }, {
+    LIST: "a\r\nb\n\tc",
+    BAD: "a\nb\x1b",
+  });
+  assert.deepEqual(values.LIST, ["a", "b", "\tc"]);
+  assert.deepEqual(problems, [
+    "Invalid BAD: it holds a control character other than a line break or a tab: remove it",
+  ]);
+});

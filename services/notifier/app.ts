@@ -1,26 +1,36 @@
 /**
- * The notifier's HTTP app: `GET /` usage and `GET /note/{title}/{body}`.
+ * The notifier's HTTP app: `GET /` usage, the original `GET /note/{title}/{body}` and
+ * the Apprise-API-compatible `POST /notify`.
  *
  * @module
  */
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { createHttpApp } from "../../lib/http.ts";
+import { requireBearer } from "../../lib/bearer.ts";
+import { createHttpApp, limitBody } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
 import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { preview } from "../../lib/preview.ts";
-import type { PushClient } from "./push_client.ts";
-import { PushError } from "./push_error.ts";
+import type { Notify } from "./notify.ts";
+import { readNotifyPayload } from "./notify_payload.ts";
+import type { Message } from "./targets/mod.ts";
 
 /** The text answered by `GET /`. */
 export const NOTIFIER_USAGE = "Usage: GET /note/{title}/{body}";
 
 /** Options of {@linkcode createNotifierApp}. */
 export interface NotifierAppOptions {
-  /** Where notes go. */
-  push: PushClient;
-  /** Where sent notes and failures are logged. */
+  /** Sends a message to the targets. */
+  notify: Notify;
+  /**
+   * Answer as the original Pushbullet notifier: the push API's decoded reply, or 502
+   * `{"message"}`. True when the only target is one Pushbullet token.
+   */
+  pushbulletReply: boolean;
+  /** Where unexpected errors are logged. */
   log: Log;
+  /** Bearer token every send needs; none when absent. */
+  token?: string;
   /** Longest title, in characters. @default 256 */
   maxTitleLength?: number;
   /** Longest body, in characters. @default 4096 */
@@ -28,27 +38,36 @@ export interface NotifierAppOptions {
 }
 
 /**
- * Returns the notifier's HTTP app: `GET /` answers the usage text and
- * `GET /note/{title}/{body}` sends a note and answers the push API's JSON reply.
+ * Returns the notifier's HTTP app.
  *
- * Title and body are percent-decoded path segments (`%2F` is a slash in the text, `+`
- * stays a plus). Malformed encoding or a text past its limit: 400. A push API failure:
- * 502 with its status or reason in the message.
+ * `GET /note/{title}/{body}` takes percent-decoded path segments (`%2F` is a slash in
+ * the text, `+` stays a plus); `POST /notify` (and `/notify/`) takes the Apprise API's
+ * `body`, `title`, `type` and `tag` as JSON or form fields, and refuses `urls` (403).
+ * Both answer the Pushbullet reply when that is the only target, otherwise 200
+ * `{"results": [...]}`, or 502 with the same body when a target failed.
  *
  * @example
  * ```ts
- * const app = createNotifierApp({ push: createPushClient({ ... }), log });
+ * const app = createNotifierApp({ notify, pushbulletReply: false, log });
  * const response = await app.request("/note/Door/Opened");
  * ```
  */
 export function createNotifierApp(options: NotifierAppOptions): Hono {
-  const { push, log } = options;
   const limits = {
     title: options.maxTitleLength ?? 256,
     body: options.maxBodyLength ?? 4096,
   };
-  const app = createHttpApp({ log });
+  const app = createHttpApp({ log: options.log });
   app.get("/", (c) => c.text(NOTIFIER_USAGE));
+  if (options.token !== undefined) {
+    const auth = requireBearer({
+      token: options.token,
+      schemeCase: "any-case",
+    });
+    app.use("/note/*", auth);
+    app.use("/notify", auth);
+    app.use("/notify/", auth);
+  }
   app.all("/note/*", async (c) => {
     if (c.req.method !== "GET") {
       return methodNotAllowed(c, ["GET"], { hint: NOTIFIER_USAGE });
@@ -66,16 +85,50 @@ export function createNotifierApp(options: NotifierAppOptions): Hono {
         message: "Empty note: give a title or a body",
       });
     }
-    try {
-      const reply = await push.sendNote({ title, body });
-      log.info(`Sent note "${preview(title)}"`);
-      return c.json(reply as object, 200);
-    } catch (error) {
-      if (!(error instanceof PushError)) throw error;
-      log.warn(`Cannot send note "${preview(title)}": ${error.message}`);
-      throw new HTTPException(502, { message: error.message, cause: error });
-    }
+    return await send(c, { title, body, type: "info" });
   });
+  for (const path of ["/notify", "/notify/"]) {
+    app.post(path, limitBody(64 * 1024), async (c) => {
+      const { message, tag } = await readNotifyPayload(c, limits);
+      return await send(c, message, tag);
+    });
+  }
+
+  async function send(c: Context, message: Message, tag?: string) {
+    const outcome = await options.notify(message, tag);
+    if (outcome.kind === "deduplicated") {
+      return c.json({ deduplicated: true }, 200);
+    }
+    if (outcome.kind === "no-target") {
+      throw new HTTPException(424, {
+        message: `No target has the tag "${preview(tag ?? "")}"`,
+      });
+    }
+    const { deliveries } = outcome;
+    if (options.pushbulletReply && deliveries.length === 1) {
+      const [delivery] = deliveries;
+      if (!delivery!.ok) {
+        throw new HTTPException(502, { message: delivery!.error });
+      }
+      try {
+        return c.json(JSON.parse(delivery!.reply ?? ""), 200);
+      } catch {
+        throw new HTTPException(502, {
+          message: `Push API answered HTTP ${
+            delivery!.status
+          } with invalid JSON`,
+        });
+      }
+    }
+    const results = deliveries.map((d) => ({
+      target: d.target,
+      ok: d.ok,
+      status: d.status,
+      ...(d.ok ? {} : { error: d.error }),
+    }));
+    return c.json({ results }, results.every((r) => r.ok) ? 200 : 502);
+  }
+
   return app;
 }
 

@@ -1,0 +1,189 @@
+/**
+ * Sends a message to one target: its requests in turn, each retried on a connection
+ * error, 429 or 5xx with backoff (honouring `Retry-After`), all within one time limit.
+ *
+ * @module
+ */
+import { backoffDelay, sleep } from "../../lib/backoff.ts";
+import { deadline } from "../../lib/deadline.ts";
+import { errorText } from "../../lib/log.ts";
+import {
+  type Message,
+  scrub,
+  type ServiceBases,
+  type Target,
+  type TargetRequest,
+} from "./targets/mod.ts";
+
+/** The outcome of sending a message to one target. */
+export interface Delivery {
+  /** The target, its secrets masked. */
+  readonly target: string;
+  /** Whether every request of the target was accepted (2xx). */
+  readonly ok: boolean;
+  /** The last HTTP status the service answered; `null` when it never answered. */
+  readonly status: number | null;
+  /** What went wrong, secrets masked; absent when `ok`. */
+  readonly error?: string;
+  /** The body of the last answer, as text (the Pushbullet reply, answered as it is). */
+  readonly reply?: string;
+}
+
+/** Sends a message to a target; never throws. */
+export type Deliver = (target: Target, message: Message) => Promise<Delivery>;
+
+/** Options of {@linkcode createDeliver}. */
+export interface DeliverOptions {
+  /** Where the fixed-host services live. */
+  bases: ServiceBases;
+  /** Longest time for one target, every attempt included, in milliseconds. */
+  timeoutMs: number;
+  /** Most attempts of one request. @default 3 */
+  maxAttempts?: number;
+  /** First retry delay before jitter, in milliseconds. @default 250 */
+  retryBaseMs?: number;
+  /** The fetch to use. @default globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+/** The upstream answer of one request. */
+interface Answer {
+  status: number;
+  text: string;
+  retryAfterMs?: number;
+}
+
+/**
+ * Returns a {@linkcode Deliver} for the given services. A request is retried when
+ * the connection fails, or the service answers 429 or 5xx, while attempts remain
+ * and the wait (its `Retry-After`, or a jittered backoff) ends within the time limit.
+ * Redirects are not followed (they would carry a token elsewhere): a 3xx fails.
+ * Messages name the service and the status or reason; secrets are scrubbed.
+ *
+ * @example
+ * ```ts
+ * const deliver = createDeliver({ bases, timeoutMs: 10_000 });
+ * const delivery = await deliver(target, { title: "Door", body: "Opened", type: "info" });
+ * ```
+ */
+export function createDeliver(options: DeliverOptions): Deliver {
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  const maxAttempts = options.maxAttempts ?? 3;
+  const retryBaseMs = options.retryBaseMs ?? 250;
+
+  return async (target, message) => {
+    const limit = deadline(options.timeoutMs);
+    const started = Date.now();
+    const remaining = () => options.timeoutMs - (Date.now() - started);
+    const failed = (status: number | null, error: string): Delivery => ({
+      target: target.display,
+      ok: false,
+      status,
+      error: scrub(target, error),
+    });
+    let last: Answer | undefined;
+    try {
+      for (const request of target.requests(message, options.bases)) {
+        for (let attempt = 0;; attempt++) {
+          let retryable: boolean;
+          let failure: Delivery;
+          let hint: number | undefined;
+          try {
+            last = await send(fetchFn, request, limit.signal);
+            if (last.status >= 200 && last.status < 300) break;
+            const detail = upstreamMessage(last.text);
+            failure = failed(
+              last.status,
+              `${target.service} answered HTTP ${last.status}${
+                detail ? `: ${detail}` : ""
+              }`,
+            );
+            retryable = last.status === 429 || last.status >= 500;
+            hint = last.retryAfterMs;
+          } catch (error) {
+            if (limit.expired()) {
+              return failed(
+                null,
+                `${target.service} did not answer within ${options.timeoutMs} ms`,
+              );
+            }
+            failure = failed(
+              null,
+              `${target.service} unreachable: ${errorText(error)}`,
+            );
+            retryable = true;
+          }
+          const wait = hint ??
+            backoffDelay(attempt, { baseMs: retryBaseMs, maxMs: 5_000 });
+          if (
+            !retryable || attempt + 1 >= maxAttempts || wait >= remaining()
+          ) {
+            return failure;
+          }
+          await sleep(wait, limit.signal);
+          if (limit.expired()) return failure;
+        }
+      }
+    } finally {
+      limit.clear();
+    }
+    return {
+      target: target.display,
+      ok: true,
+      status: last?.status ?? null,
+      reply: last?.text,
+    };
+  };
+}
+
+async function send(
+  fetchFn: typeof fetch,
+  request: TargetRequest,
+  signal: AbortSignal,
+): Promise<Answer> {
+  const response = await fetchFn(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    redirect: "manual",
+    signal,
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    text,
+    retryAfterMs: retryAfter(response.headers.get("retry-after")),
+  };
+}
+
+/** `Retry-After` in milliseconds: seconds or an HTTP date; undefined when absent. */
+export function retryAfter(
+  value: string | null,
+  now = Date.now(),
+): number | undefined {
+  if (value === null || value.trim() === "") return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * The error text of a service's JSON error reply (Pushbullet's `error.message`,
+ * Telegram's `description`, ntfy's `error`, Gotify's `errorDescription`, Pushover's
+ * `errors`, Discord's `message`), trimmed.
+ */
+function upstreamMessage(text: string): string | undefined {
+  try {
+    const reply = JSON.parse(text);
+    const message = reply?.error?.message ?? reply?.errorDescription ??
+      reply?.description ?? reply?.message ??
+      (Array.isArray(reply?.errors) ? reply.errors.join("; ") : undefined) ??
+      (typeof reply?.error === "string" ? reply.error : undefined);
+    if (typeof message === "string" && message.trim() !== "") {
+      return message.trim().replace(/\.$/, "").slice(0, 200);
+    }
+  } catch {
+    // not JSON: the status alone says enough
+  }
+  return undefined;
+}

@@ -1,0 +1,232 @@
+import assert from "node:assert/strict";
+import { createDeliver, retryAfter } from "./deliver.ts";
+import { parseTargetUrl, type ServiceBases } from "./targets/mod.ts";
+
+const MESSAGE = { title: "t", body: "b", type: "info" } as const;
+
+/** A stand-in answering each request with the next of `answers` (the last repeats). */
+function standIn(answers: (() => Response | Promise<Response>)[]) {
+  const seen: Request[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      seen.push(request);
+      await request.arrayBuffer();
+      const answer = answers[Math.min(seen.length - 1, answers.length - 1)]!;
+      return await answer();
+    },
+  );
+  const url = `http://127.0.0.1:${server.addr.port}`;
+  return { seen, url, close: () => server.shutdown() };
+}
+
+function bases(url: string): ServiceBases {
+  return { pushbullet: url, pushover: url, telegram: url, discord: url };
+}
+
+Deno.test("createDeliver() retries a 5xx, then succeeds", async () => {
+  const api = standIn([
+    () => new Response("busy", { status: 503 }),
+    () => Response.json({ ok: true }),
+  ]);
+  try {
+    const deliver = createDeliver({
+      bases: bases(api.url),
+      timeoutMs: 5000,
+      retryBaseMs: 10,
+    });
+    const delivery = await deliver(parseTargetUrl("pbul://o.tok"), MESSAGE);
+    assert.deepEqual(delivery, {
+      target: "pbul://****",
+      ok: true,
+      status: 200,
+      reply: '{"ok":true}',
+    });
+    assert.equal(api.seen.length, 2);
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("createDeliver() honours Retry-After of a 429", async () => {
+  const api = standIn([
+    () => new Response(null, { status: 429, headers: { "retry-after": "1" } }),
+    () => Response.json({}),
+  ]);
+  try {
+    const deliver = createDeliver({
+      bases: bases(api.url),
+      timeoutMs: 5000,
+      retryBaseMs: 10,
+    });
+    const started = Date.now();
+    const delivery = await deliver(parseTargetUrl("pbul://o.tok"), MESSAGE);
+    assert.equal(delivery.ok, true);
+    assert.ok(Date.now() - started >= 900, "waited for Retry-After");
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("createDeliver() gives up when Retry-After ends past the time limit", async () => {
+  const api = standIn([
+    () => new Response(null, { status: 429, headers: { "retry-after": "60" } }),
+  ]);
+  try {
+    const deliver = createDeliver({ bases: bases(api.url), timeoutMs: 2000 });
+    const delivery = await deliver(parseTargetUrl("pbul://o.tok"), MESSAGE);
+    assert.deepEqual(delivery, {
+      target: "pbul://****",
+      ok: false,
+      status: 429,
+      error: "Push API answered HTTP 429",
+    });
+    assert.equal(api.seen.length, 1);
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("createDeliver() does not retry a 4xx, and scrubs secrets from the upstream message", async () => {
+  const api = standIn([
+    () =>
+      Response.json({ description: "Bad token 123:SeCrEt" }, { status: 401 }),
+  ]);
+  try {
+    const deliver = createDeliver({ bases: bases(api.url), timeoutMs: 2000 });
+    const delivery = await deliver(
+      parseTargetUrl("tgram://123:SeCrEt/42"),
+      MESSAGE,
+    );
+    assert.equal(delivery.ok, false);
+    assert.equal(delivery.status, 401);
+    assert.equal(delivery.error, "Telegram answered HTTP 401: Bad token ****");
+    assert.equal(api.seen.length, 1);
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("createDeliver() stops retrying after maxAttempts", async () => {
+  const api = standIn([() => new Response(null, { status: 500 })]);
+  try {
+    const deliver = createDeliver({
+      bases: bases(api.url),
+      timeoutMs: 5000,
+      retryBaseMs: 5,
+      maxAttempts: 3,
+    });
+    const delivery = await deliver(
+      parseTargetUrl(`json://${new URL(api.url).host}/in`),
+      MESSAGE,
+    );
+    assert.equal(delivery.error, "JSON endpoint answered HTTP 500");
+    assert.equal(api.seen.length, 3);
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("createDeliver() bounds the whole call by timeoutMs", async () => {
+  const api = standIn([
+    () => new Promise((r) => setTimeout(() => r(Response.json({})), 3000)),
+  ]);
+  try {
+    const deliver = createDeliver({ bases: bases(api.url), timeoutMs: 300 });
+    const delivery = await deliver(parseTargetUrl("pbul://o.tok"), MESSAGE);
+    assert.deepEqual(delivery, {
+      target: "pbul://****",
+      ok: false,
+      status: null,
+      error: "Push API did not answer within 300 ms",
+    });
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("createDeliver() retries connection errors, then reports the target unreachable", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const deliver = createDeliver({
+    bases: bases(`http://127.0.0.1:${port}`),
+    timeoutMs: 5000,
+    retryBaseMs: 5,
+  });
+  const delivery = await deliver(
+    parseTargetUrl(`gotify://127.0.0.1:${port}/T0k`),
+    MESSAGE,
+  );
+  assert.equal(delivery.ok, false);
+  assert.equal(delivery.status, null);
+  assert.match(delivery.error!, /^Gotify unreachable: /);
+});
+
+Deno.test("createDeliver() does not follow a redirect", async () => {
+  const elsewhere = standIn([() => Response.json({})]);
+  const api = standIn([
+    () =>
+      new Response(null, { status: 302, headers: { location: elsewhere.url } }),
+  ]);
+  try {
+    const deliver = createDeliver({ bases: bases(api.url), timeoutMs: 2000 });
+    const delivery = await deliver(parseTargetUrl("pbul://o.tok"), MESSAGE);
+    assert.equal(delivery.status, 302);
+    assert.equal(delivery.ok, false);
+    assert.equal(elsewhere.seen.length, 0);
+  } finally {
+    await api.close();
+    await elsewhere.close();
+  }
+});
+
+Deno.test("retryAfter() reads seconds and HTTP dates", () => {
+  assert.equal(retryAfter("3"), 3000);
+  assert.equal(retryAfter(new Date(10_000).toUTCString(), 4_000), 6000);
+  assert.equal(retryAfter(null), undefined);
+  assert.equal(retryAfter("soon"), undefined);
+});
+
+Deno.test("createDeliver() keeps a token in the URL out of a connection error", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const deliver = createDeliver({
+    bases: bases(`http://127.0.0.1:${port}`),
+    timeoutMs: 5000,
+    retryBaseMs: 5,
+  });
+  const delivery = await deliver(
+    parseTargetUrl("tgram://123456:TgS3cretT0ken/42"),
+    MESSAGE,
+  );
+  assert.match(delivery.error!, /^Telegram unreachable: /);
+  assert.ok(!delivery.error!.includes("TgS3cretT0ken"), String(delivery.error));
+});
+
+Deno.test("createDeliver() quotes Pushover's errors", async () => {
+  const api = standIn([
+    () =>
+      Response.json({
+        user: "invalid",
+        errors: [
+          "user identifier is not a valid user, group, or subscribed user key",
+        ],
+        status: 0,
+      }, { status: 400 }),
+  ]);
+  try {
+    const deliver = createDeliver({ bases: bases(api.url), timeoutMs: 2000 });
+    const delivery = await deliver(
+      parseTargetUrl("pover://Us3rKey@AppT0ken"),
+      MESSAGE,
+    );
+    assert.equal(
+      delivery.error,
+      "Pushover answered HTTP 400: user identifier is not a valid user, group, or subscribed user key",
+    );
+  } finally {
+    await api.close();
+  }
+});

@@ -1,0 +1,97 @@
+/**
+ * Fans a message out to the targets its tag filter selects, concurrently, once per
+ * de-duplication window, logging each outcome.
+ *
+ * @module
+ */
+import type { Log } from "../../lib/log.ts";
+import { preview } from "../../lib/preview.ts";
+import type { Dedupe } from "./dedupe.ts";
+import type { Deliver, Delivery } from "./deliver.ts";
+import type { TaggedTarget } from "./target_settings.ts";
+import type { Message } from "./targets/mod.ts";
+
+/** What became of a message. */
+export type NotifyOutcome =
+  | { readonly kind: "deduplicated" }
+  | { readonly kind: "no-target" }
+  | { readonly kind: "sent"; readonly deliveries: readonly Delivery[] };
+
+/** Sends `message` to the targets `tag` selects (all when absent). */
+export type Notify = (message: Message, tag?: string) => Promise<NotifyOutcome>;
+
+/** Options of {@linkcode createNotify}. */
+export interface NotifyOptions {
+  /** Every configured target. */
+  targets: readonly TaggedTarget[];
+  /** Sends to one target. */
+  deliver: Deliver;
+  /** Recent messages. */
+  dedupe: Dedupe;
+  /** Where outcomes are logged. */
+  log: Log;
+}
+
+/**
+ * Returns a {@linkcode Notify}. A repeat of a title, body and type already claimed
+ * within the window is not sent (logged at INFO); when a target fails, the message
+ * is forgotten again so that the caller's retry goes through.
+ *
+ * @example
+ * ```ts
+ * const notify = createNotify({ targets, deliver, dedupe, log });
+ * const outcome = await notify({ title: "Door", body: "Opened", type: "info" }, "home");
+ * ```
+ */
+export function createNotify(options: NotifyOptions): Notify {
+  const { targets, deliver, dedupe, log } = options;
+  return async (message, tag) => {
+    const selected = targets.filter((t) => matchesTag(t.tags, tag));
+    if (selected.length === 0) return { kind: "no-target" };
+    const key = JSON.stringify([message.title, message.body, message.type]);
+    if (!dedupe.claim(key)) {
+      log.info(
+        `Not sending note "${
+          preview(message.title)
+        }" again: the same note was sent within NOTIFIER_DEDUPE_MS`,
+      );
+      return { kind: "deduplicated" };
+    }
+    const deliveries = await Promise.all(
+      selected.map(({ target }) => deliver(target, message)),
+    );
+    for (const delivery of deliveries) {
+      if (delivery.ok) {
+        log.info(`Sent note "${preview(message.title)}" to ${delivery.target}`);
+      } else {
+        log.warn(
+          `Cannot send note "${
+            preview(message.title)
+          }": ${delivery.error} (${delivery.target})`,
+        );
+      }
+    }
+    if (deliveries.some((d) => !d.ok)) dedupe.release(key);
+    return { kind: "sent", deliveries };
+  };
+}
+
+/**
+ * Whether a target with `tags` is selected by the filter `tag`, as Apprise reads it:
+ * commas separate alternatives, blanks (or `+`) join tags that must all be present;
+ * `all` selects every target; no filter selects every target.
+ *
+ * @example
+ * ```ts
+ * matchesTag(new Set(["home", "door"]), "garage, home door"); // true
+ * ```
+ */
+export function matchesTag(tags: ReadonlySet<string>, tag?: string): boolean {
+  const groups = (tag ?? "").split(",")
+    .map((group) =>
+      group.split(/[\s+]+/).filter((t) => t !== "").map((t) => t.toLowerCase())
+    )
+    .filter((group) => group.length > 0);
+  if (groups.length === 0) return true;
+  return groups.some((group) => group.every((t) => t === "all" || tags.has(t)));
+}

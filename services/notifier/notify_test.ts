@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { createMemoryLog } from "../../lib/testing.ts";
+import { createDedupe } from "./dedupe.ts";
+import type { Delivery } from "./deliver.ts";
+import { createNotify, matchesTag } from "./notify.ts";
+import { parseTargetUrl } from "./targets/mod.ts";
+
+Deno.test("matchesTag() reads commas as or, blanks as and, all as anything", () => {
+  const tags = new Set(["home", "door"]);
+  assert.equal(matchesTag(tags), true);
+  assert.equal(matchesTag(tags, " "), true);
+  assert.equal(matchesTag(tags, "home"), true);
+  assert.equal(matchesTag(tags, "HOME"), true);
+  assert.equal(matchesTag(tags, "garage, door"), true);
+  assert.equal(matchesTag(tags, "home door"), true);
+  assert.equal(matchesTag(tags, "home+door"), true);
+  assert.equal(matchesTag(tags, "home garage"), false);
+  assert.equal(matchesTag(tags, "garage"), false);
+  assert.equal(matchesTag(new Set(), "garage"), false);
+  assert.equal(matchesTag(new Set(), "all"), true);
+});
+
+Deno.test("createNotify()", async (t) => {
+  const log = createMemoryLog();
+  const sent: string[] = [];
+  let failing = "";
+  const notify = createNotify({
+    targets: [
+      { target: parseTargetUrl("ntfy://h/a"), tags: new Set(["home"]) },
+      { target: parseTargetUrl("ntfy://h/b"), tags: new Set(["work"]) },
+    ],
+    deliver: (target, message): Promise<Delivery> => {
+      sent.push(`${target.display} ${message.body}`);
+      return Promise.resolve(
+        target.display === failing
+          ? {
+            target: target.display,
+            ok: false,
+            status: 500,
+            error: "ntfy answered HTTP 500",
+          }
+          : { target: target.display, ok: true, status: 200 },
+      );
+    },
+    dedupe: createDedupe(60_000),
+    log,
+  });
+  const message = { title: "T", body: "B", type: "info" } as const;
+
+  await t.step("sends to the tagged targets only", async () => {
+    const outcome = await notify(message, "home");
+    assert.equal(outcome.kind, "sent");
+    assert.deepEqual(sent, ["ntfy://h/a B"]);
+    assert.deepEqual(log.at("INFO"), ['Sent note "T" to ntfy://h/a']);
+  });
+  await t.step("a repeat within the window is not sent", async () => {
+    assert.deepEqual(await notify(message), { kind: "deduplicated" });
+    assert.equal(sent.length, 1);
+    assert.match(log.at("INFO").at(-1)!, /^Not sending note "T" again/);
+  });
+  await t.step("another type is another message", async () => {
+    await notify({ ...message, type: "failure" });
+    assert.equal(sent.length, 3);
+  });
+  await t.step("no target with the tag: nothing sent", async () => {
+    assert.deepEqual(await notify({ ...message, body: "x" }, "garage"), {
+      kind: "no-target",
+    });
+  });
+  await t.step(
+    "a failure is logged at WARNING and the message may be sent again",
+    async () => {
+      failing = "ntfy://h/b";
+      const failed = { ...message, body: "fails" };
+      await notify(failed);
+      assert.deepEqual(log.at("WARNING"), [
+        'Cannot send note "T": ntfy answered HTTP 500 (ntfy://h/b)',
+      ]);
+      const again = await notify(failed);
+      assert.equal(again.kind, "sent");
+    },
+  );
+});

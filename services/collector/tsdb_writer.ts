@@ -40,6 +40,8 @@ export interface TsdbWriterOptions {
   queue?: PointQueue;
   /** Where the queue keeps unwritten points after `close`, for the ERROR line. */
   keptIn?: string;
+  /** The queue's file as the ERROR line names it when it fails (`TSDB_BUFFER_PATH "..."`). */
+  fileLabel?: string;
 }
 
 /** The writer of {@linkcode createTsdbWriter}. */
@@ -79,7 +81,9 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   const batchSize = options.batchSize ?? 5000;
   const backoff = options.backoff ?? { baseMs: 1000, maxMs: 60_000 };
   const stopping = new AbortController();
-  const queue = options.queue ?? openPointQueue(":memory:");
+  let queue = options.queue ?? openPointQueue(":memory:");
+  /** The queue failed once (disk full, read-only, I/O error): memory from then on. */
+  let fellBack = false;
   let draining: Promise<void> | undefined;
   let closed = false;
   /** Points left when the queue was closed. */
@@ -87,11 +91,40 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   let lastReason = "";
   let dropped = 0;
 
+  /**
+   * Runs `use` on the queue. When the buffer file fails, the points go on in memory
+   * (the store still gets them; what the file holds waits for the next start), with
+   * one ERROR, and `use` runs again on the memory queue.
+   */
+  function onQueue<T>(use: (queue: PointQueue) => T): T {
+    try {
+      return use(queue);
+    } catch (error) {
+      if (fellBack) throw error;
+      fellBack = true;
+      const file = queue;
+      queue = openPointQueue(":memory:");
+      try {
+        file.close();
+      } catch {
+        // unusable already
+      }
+      const where = options.fileLabel ? ` ${options.fileLabel}` : "";
+      log.error(
+        `Time-series buffer${where} cannot be used: ${
+          errorText(error)
+        }; new points wait in memory (lost if the collector stops) and what the file holds is written at the next start: free the disk or move the file`,
+      );
+      return use(queue);
+    }
+  }
+  const size = () => onQueue((q) => q.size);
+
   /** After a failed write: keeps the newest `bufferLimit` points. */
   function trim(): void {
-    const excess = queue.size - bufferLimit;
+    const excess = size() - bufferLimit;
     if (excess <= 0) return;
-    queue.dropOldest(excess);
+    onQueue((q) => q.dropOldest(excess));
     dropped += excess;
     log.warn(
       `Time-series buffer full (${
@@ -127,8 +160,10 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
 
   async function drain(): Promise<void> {
     let attempt = 0;
-    while (queue.size > 0 && !stopping.signal.aborted) {
-      const batch = queue.oldest(batchSize);
+    while (size() > 0 && !stopping.signal.aborted) {
+      const source = queue;
+      const batch = onQueue((q) => q.oldest(batchSize));
+      if (batch.length === 0) break;
       const outcome = await post(batch);
       if (outcome.kind === "retry") {
         lastReason = outcome.reason;
@@ -142,8 +177,9 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
         await sleep(backoffDelay(attempt++, backoff), stopping.signal);
         continue;
       }
-      // Only now, acknowledged: a stop or crash before this line sends them again.
-      queue.removeThrough(batch.at(-1)!);
+      // Only now, acknowledged: a stop or crash before this line sends them again
+      // (and so does the next start, when the file failed meanwhile).
+      onQueue((q) => q === source && q.removeThrough(batch.at(-1)!));
       const refused = outcome.kind === "drop" ? outcome.refused : 0;
       const written = batch.length - refused;
       if (outcome.kind === "drop" && refused === 0) {
@@ -169,7 +205,7 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   function kick(): Promise<void> {
     draining ??= drain().finally(() => {
       draining = undefined;
-      if (queue.size > 0 && !stopping.signal.aborted) kick();
+      if (size() > 0 && !stopping.signal.aborted) kick();
     });
     return draining;
   }
@@ -177,19 +213,20 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   async function flush(timeoutMs: number): Promise<boolean> {
     const limit = deadline(timeoutMs);
     try {
-      while (queue.size > 0 && !limit.signal.aborted) {
+      while (size() > 0 && !limit.signal.aborted) {
         await raceSignal(kick(), limit.signal).catch(() => {});
       }
     } finally {
       limit.clear();
     }
-    return queue.size === 0;
+    return size() === 0;
   }
 
-  if (queue.size > 0) {
+  const earlier = size();
+  if (earlier > 0) {
     log.info(
       `Time-series buffer holds ${
-        points(queue.size)
+        points(earlier)
       } from an earlier run: writing them first, with their original times`,
     );
     kick();
@@ -197,7 +234,7 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
 
   return {
     get pending() {
-      return closedSize ?? queue.size;
+      return closedSize ?? size();
     },
     get dropped() {
       return dropped;
@@ -205,7 +242,7 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
     write(lines) {
       if (closed) return;
       // Not bounded here: the bound is for points kept after a failure (see trim).
-      queue.add(lines);
+      onQueue((q) => q.add(lines));
       kick();
     },
     flush,
@@ -214,7 +251,7 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
       const empty = await flush(timeoutMs);
       stopping.abort();
       await draining;
-      closedSize = queue.size;
+      closedSize = size();
       queue.close();
       if (!empty && closedSize > 0) {
         const kept = options.keptIn ? `; kept in ${options.keptIn}` : "";

@@ -16,6 +16,7 @@ import {
   type PointQueue,
   type QueuedPoint,
 } from "./point_queue.ts";
+import { withMemoryFallback } from "./fallback_queue.ts";
 
 /** What {@linkcode createTsdbWriter} needs. */
 export interface TsdbWriterOptions {
@@ -35,7 +36,8 @@ export interface TsdbWriterOptions {
   backoff?: { baseMs: number; maxMs: number };
   /**
    * Where points wait until the store acknowledges them; points already in it (from
-   * an earlier run) are sent first. Closed by `close`. @default an in-memory queue
+   * an earlier run) are sent first. When it fails, new points go on in memory (one
+   * ERROR naming `fileLabel`). Closed by `close`. @default an in-memory queue
    */
   queue?: PointQueue;
   /** Where the queue keeps unwritten points after `close`, for the ERROR line. */
@@ -81,9 +83,16 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   const batchSize = options.batchSize ?? 5000;
   const backoff = options.backoff ?? { baseMs: 1000, maxMs: 60_000 };
   const stopping = new AbortController();
-  let queue = options.queue ?? openPointQueue(":memory:");
-  /** The queue failed once (disk full, read-only, I/O error): memory from then on. */
-  let fellBack = false;
+  const queue = options.queue === undefined
+    ? openPointQueue(":memory:")
+    : withMemoryFallback(options.queue, (error) => {
+      const file = options.fileLabel ? ` ${options.fileLabel}` : "";
+      log.error(
+        `Time-series buffer${file} cannot be used: ${
+          errorText(error)
+        }; new points wait in memory (lost if the collector stops) and what the file holds is written at the next start: free the disk or move the file`,
+      );
+    });
   let draining: Promise<void> | undefined;
   let closed = false;
   /** Points left when the queue was closed. */
@@ -91,40 +100,11 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   let lastReason = "";
   let dropped = 0;
 
-  /**
-   * Runs `use` on the queue. When the buffer file fails, the points go on in memory
-   * (the store still gets them; what the file holds waits for the next start), with
-   * one ERROR, and `use` runs again on the memory queue.
-   */
-  function onQueue<T>(use: (queue: PointQueue) => T): T {
-    try {
-      return use(queue);
-    } catch (error) {
-      if (fellBack) throw error;
-      fellBack = true;
-      const file = queue;
-      queue = openPointQueue(":memory:");
-      try {
-        file.close();
-      } catch {
-        // unusable already
-      }
-      const where = options.fileLabel ? ` ${options.fileLabel}` : "";
-      log.error(
-        `Time-series buffer${where} cannot be used: ${
-          errorText(error)
-        }; new points wait in memory (lost if the collector stops) and what the file holds is written at the next start: free the disk or move the file`,
-      );
-      return use(queue);
-    }
-  }
-  const size = () => onQueue((q) => q.size);
-
   /** After a failed write: keeps the newest `bufferLimit` points. */
   function trim(): void {
-    const excess = size() - bufferLimit;
+    const excess = queue.size - bufferLimit;
     if (excess <= 0) return;
-    onQueue((q) => q.dropOldest(excess));
+    queue.dropOldest(excess);
     dropped += excess;
     log.warn(
       `Time-series buffer full (${
@@ -160,9 +140,9 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
 
   async function drain(): Promise<void> {
     let attempt = 0;
-    while (size() > 0 && !stopping.signal.aborted) {
-      const source = queue;
-      const batch = onQueue((q) => q.oldest(batchSize));
+    while (queue.size > 0 && !stopping.signal.aborted) {
+      const batch = queue.oldest(batchSize);
+      // Empty only when the buffer file failed just now (its points wait in it).
       if (batch.length === 0) break;
       const outcome = await post(batch);
       if (outcome.kind === "retry") {
@@ -177,9 +157,8 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
         await sleep(backoffDelay(attempt++, backoff), stopping.signal);
         continue;
       }
-      // Only now, acknowledged: a stop or crash before this line sends them again
-      // (and so does the next start, when the file failed meanwhile).
-      onQueue((q) => q === source && q.removeThrough(batch.at(-1)!));
+      // Only now, acknowledged: a stop or crash before this line sends them again.
+      queue.removeThrough(batch.at(-1)!);
       const refused = outcome.kind === "drop" ? outcome.refused : 0;
       const written = batch.length - refused;
       if (outcome.kind === "drop" && refused === 0) {
@@ -205,7 +184,7 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   function kick(): Promise<void> {
     draining ??= drain().finally(() => {
       draining = undefined;
-      if (size() > 0 && !stopping.signal.aborted) kick();
+      if (queue.size > 0 && !stopping.signal.aborted) kick();
     });
     return draining;
   }
@@ -213,20 +192,19 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   async function flush(timeoutMs: number): Promise<boolean> {
     const limit = deadline(timeoutMs);
     try {
-      while (size() > 0 && !limit.signal.aborted) {
+      while (queue.size > 0 && !limit.signal.aborted) {
         await raceSignal(kick(), limit.signal).catch(() => {});
       }
     } finally {
       limit.clear();
     }
-    return size() === 0;
+    return queue.size === 0;
   }
 
-  const earlier = size();
-  if (earlier > 0) {
+  if (queue.size > 0) {
     log.info(
       `Time-series buffer holds ${
-        points(earlier)
+        points(queue.size)
       } from an earlier run: writing them first, with their original times`,
     );
     kick();
@@ -234,7 +212,7 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
 
   return {
     get pending() {
-      return closedSize ?? size();
+      return closedSize ?? queue.size;
     },
     get dropped() {
       return dropped;
@@ -242,7 +220,7 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
     write(lines) {
       if (closed) return;
       // Not bounded here: the bound is for points kept after a failure (see trim).
-      onQueue((q) => q.add(lines));
+      queue.add(lines);
       kick();
     },
     flush,
@@ -251,7 +229,7 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
       const empty = await flush(timeoutMs);
       stopping.abort();
       await draining;
-      closedSize = size();
+      closedSize = queue.size;
       queue.close();
       if (!empty && closedSize > 0) {
         const kept = options.keptIn ? `; kept in ${options.keptIn}` : "";

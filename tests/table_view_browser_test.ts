@@ -269,7 +269,7 @@ Deno.test({
           for (let i = 1; i < names.length; i++) {
             assert.ok(
               collator.compare(names[i - 1]!, names[i]!) >= 0,
-              names[i],
+              names[i]!,
             );
           }
           const fields = records.slice(1).flat();
@@ -434,10 +434,10 @@ Deno.test({
               (a, b) => a + b,
               0,
             ) / 3;
-          assert.ok(brightness(light[0]!) > 200, light[0]);
-          assert.ok(brightness(light[1]!) < 80, light[1]);
-          assert.ok(brightness(dark[0]!) < 60, dark[0]);
-          assert.ok(brightness(dark[1]!) > 180, dark[1]);
+          assert.ok(brightness(light[0]!) > 200, light[0]!);
+          assert.ok(brightness(light[1]!) < 80, light[1]!);
+          assert.ok(brightness(dark[0]!) < 60, dark[0]!);
+          assert.ok(brightness(dark[1]!) > 180, dark[1]!);
           await page.emulateMediaFeatures([]);
           await page.click("#columns summary");
         },

@@ -142,7 +142,7 @@ Deno.test({
         assert.deepEqual(JSON.parse(config.payload), {
           name: "Sea-level pressure",
           unique_id: "homewire_in_home_pressure_sea_level",
-          object_id: "homewire_in_home_pressure_sea_level",
+          default_entity_id: "sensor.homewire_in_home_pressure_sea_level",
           state_topic: "homewire/home_pressure/in",
           value_template: "{{ value_json.sea_level }}",
           device_class: "pressure",

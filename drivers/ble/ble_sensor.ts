@@ -100,23 +100,25 @@ export function parseBleSensors(value: string): BleSensor[] {
   const names = new Set<string>();
   for (const entry of value.split(",").map((part) => part.trim())) {
     if (entry === "") continue;
-    const match = /^([A-Za-z0-9_-]+)=([a-z0-9]+):(.+)$/.exec(entry);
+    const match = /^([A-Za-z0-9_-]+)=([A-Za-z0-9]+):(.+)$/.exec(entry);
     if (!match) {
       problems.push(
         `"${entry}" is not name=kind:address (name of letters, digits, _ and -)`,
       );
       continue;
     }
-    const [, name, kind, rawAddress] = match as unknown as [
+    const [, name, rawKind, rawAddress] = match as unknown as [
       string,
       string,
       string,
       string,
     ];
+    // Any case, as the address: `PVVX` is `pvvx`.
+    const kind = rawKind.toLowerCase();
     const address = normalizeBluetoothAddress(rawAddress);
     if (!(BLE_SENSOR_KINDS as readonly string[]).includes(kind)) {
       problems.push(
-        `"${entry}": unknown kind "${kind}" (expected ${
+        `"${entry}": unknown kind "${rawKind}" (expected ${
           BLE_SENSOR_KINDS.join(", ")
         })`,
       );

@@ -29,6 +29,19 @@ Deno.test("parseBleSensors() names every malformed entry at once", () => {
   assert.throws(() => parseBleSensors(" , "), /expected name=kind:address/);
 });
 
+Deno.test("parseBleSensors() reads the kind in any case, as the address", () => {
+  assert.deepEqual(parseBleSensors("Kitchen=PVVX:A4:C1:38:00:11:22"), [
+    { name: "Kitchen", kind: "pvvx", address: "a4c138001122" },
+  ]);
+  assert.throws(
+    () => parseBleSensors("hall=Xiaomi:A4:C1:38:00:11:22"),
+    {
+      message:
+        '"hall=Xiaomi:A4:C1:38:00:11:22": unknown kind "Xiaomi" (expected beewi, pvvx, atc1441, bthome)',
+    },
+  );
+});
+
 Deno.test("decodeAdvertisement() takes each kind's payload from its place", () => {
   const pvvx = Uint8Array.from([
     0x14,

@@ -30,6 +30,9 @@ export interface ReadSensorsOptions {
 /**
  * Scans once for every sensor of `sensors` and resolves with the first reading heard
  * from each, by name; a sensor not heard within the time-out is absent from the map.
+ * A sensor counts as heard once its frames gave a temperature or a humidity (frames
+ * without, such as a BTHome packet of voltage only, are merged into its reading); at
+ * the time-out, one heard with a battery level only gives that.
  * A malformed or truncated frame is logged at WARNING (once per sensor per scan) and
  * the scan goes on waiting for a good one. The scanner is closed before the promise
  * settles.
@@ -56,6 +59,8 @@ export async function readSensors(
     ]);
   }
   const warned = new Set<string>();
+  /** Frames of sensors heard so far without a temperature or humidity, merged. */
+  const partial = new Map<string, SensorReading>();
   signal?.throwIfAborted();
   const createScanner = options.createScanner ?? createNobleScanner;
   const scanner = options.scanner ?? await createScanner({ log });
@@ -81,8 +86,17 @@ export async function readSensors(
       for (const sensor of byAddress.get(address ?? "") ?? []) {
         if (readings.has(sensor.name)) continue;
         const decoded = decodeAdvertisement(sensor.kind, advertisement);
-        if (decoded?.reading) readings.set(sensor.name, decoded.reading);
-        else if (decoded?.problem && !warned.has(sensor.name)) {
+        if (decoded?.reading) {
+          // Earlier frames' values win; a frame without temperature or humidity
+          // (a BTHome voltage packet) waits for one that has them.
+          const merged = { ...decoded.reading, ...partial.get(sensor.name) };
+          if (
+            merged.temperature !== undefined || merged.humidity !== undefined
+          ) {
+            readings.set(sensor.name, merged);
+            partial.delete(sensor.name);
+          } else partial.set(sensor.name, merged);
+        } else if (decoded?.problem && !warned.has(sensor.name)) {
           warned.add(sensor.name);
           log.warn(
             `BLE sensor "${sensor.name}" (${sensor.kind}) sent a frame that cannot be read: ${decoded.problem}`,
@@ -97,10 +111,13 @@ export async function readSensors(
         .then(() => settled ? undefined : scanner.start(onAdvertisement))
         .catch(fail);
     }, restartMs);
-    const deadlineTimer = setTimeout(
-      () => finish(() => resolve(readings)),
-      timeoutMs,
-    );
+    const deadlineTimer = setTimeout(() => {
+      // Out of time: a sensor heard without temperature or humidity gives its battery.
+      for (const [name, reading] of partial) {
+        if (reading.battery !== undefined) readings.set(name, reading);
+      }
+      finish(() => resolve(readings));
+    }, timeoutMs);
     signal?.addEventListener("abort", onAbort, { once: true });
     scanner.start(onAdvertisement).catch(fail);
   });

@@ -146,3 +146,49 @@ Deno.test("readSensors() rejects when Bluetooth is unavailable, and on abort", a
     assert.equal(clock.countTimers(), 0);
   });
 });
+
+Deno.test("readSensors() waits past a frame without temperature or humidity and merges it", async () => {
+  await withFakeClock(async (clock) => {
+    const scanner = createFakeScanner();
+    const sensors = parseBleSensors(
+      "hall=bthome:A4:C1:38:00:00:02,porch=bthome:A4:C1:38:00:00:04",
+    );
+    const result = track(
+      readSensors(sensors, {
+        scanner,
+        timeoutMs: 5000,
+        log: createMemoryLog(),
+      }),
+    );
+    await clock.tickAsync(100);
+    // BTHome packets of voltage (0x0C) only, and of battery (0x01) and voltage.
+    scanner.advertise({
+      address: "a4:c1:38:00:00:02",
+      serviceData: [{
+        uuid: "fcd2",
+        data: Uint8Array.from([0x40, 0x0c, 0x02, 0x0c]),
+      }],
+    });
+    scanner.advertise({
+      address: "a4:c1:38:00:00:04",
+      serviceData: [{
+        uuid: "fcd2",
+        data: Uint8Array.from([0x40, 0x01, 0x50, 0x0c, 0x02, 0x0c]),
+      }],
+    });
+    await clock.tickAsync(100);
+    scanner.advertise({
+      address: "a4:c1:38:00:00:02",
+      serviceData: [{ uuid: "fcd2", data: BTHOME }],
+    });
+    await clock.tickAsync(0);
+    assert.equal(result.settled, false, "the porch gave no temperature yet");
+    await clock.tickAsync(4800);
+    assert.deepEqual([...result.value!.entries()], [
+      ["hall", { voltage: 3.074, battery: 97, temperature: 25.06 }],
+      // Out of time: its battery level is what it gave.
+      ["porch", { battery: 80, voltage: 3.074 }],
+    ]);
+    assert.equal(clock.countTimers(), 0);
+  });
+});

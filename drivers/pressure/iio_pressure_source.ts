@@ -67,10 +67,12 @@ export function createIioPressureSource(
 }
 
 async function findDevice(options: IioPressureOptions): Promise<IioDevice> {
-  if (options.device?.includes("/")) return await deviceAtPath(options.device);
+  // A trailing slash (shell completion: `iio:device0/`) names the same folder.
+  const given = options.device?.replace(/(.)\/+$/, "$1");
+  if (given?.includes("/")) return await deviceAtPath(given);
   const devices = await listDevices(options.root);
-  if (options.device !== undefined) {
-    const wanted = options.device;
+  if (given !== undefined) {
+    const wanted = given;
     const device = devices.find((d) => d.folder === wanted) ??
       devices.find((d) => d.name === wanted);
     if (!device) {

@@ -90,6 +90,17 @@ Deno.test("createIioPressureSource()", async (t) => {
       },
     );
     await t.step(
+      "PRESSURE_IIO_DEVICE takes a folder name with a trailing slash, as shell completion writes it",
+      async () => {
+        const hpa = await createIioPressureSource({
+          root,
+          device: "iio:device2/",
+          log: createMemoryLog(),
+        }).read();
+        assert.ok(Math.abs(hpa - 4149248 * 0.000024414 * 10) < 1e-9);
+      },
+    );
+    await t.step(
       "names a chosen device that is missing or has no pressure channel",
       async () => {
         const log = createMemoryLog();

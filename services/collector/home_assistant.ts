@@ -139,7 +139,10 @@ export function discoveryConfigs(
     const config = {
       name: kind.name,
       unique_id: `${node}_${objectId}`,
-      object_id: `${node}_${objectId}`,
+      // The entity id Home Assistant gives it (`object_id` stopped working in 2026.4).
+      // An entity id is lower-case letters, digits and `_` (a sensor may be `Hall-2`).
+      default_entity_id: `${kind.component}.${node}_${objectId}`
+        .toLowerCase().replace(/[^a-z0-9_.]/g, "_"),
       state_topic: readingTopic(sample),
       value_template: kind.valueTemplate ?? `{{ value_json.${field} }}`,
       ...(kind.deviceClass ? { device_class: kind.deviceClass } : {}),

@@ -48,7 +48,7 @@ Deno.test("discoveryConfigs() announces a BLE sensor's battery under the prefix"
   assert.deepEqual(JSON.parse(configs[0]!.payload), {
     name: "Battery",
     unique_id: "homewire_in_kitchen_home_battery_value",
-    object_id: "homewire_in_kitchen_home_battery_value",
+    default_entity_id: "sensor.homewire_in_kitchen_home_battery_value",
     state_topic: "homewire/home_battery/in/kitchen",
     value_template: "{{ value_json.value }}",
     device_class: "battery",
@@ -92,5 +92,32 @@ Deno.test("discoveryConfigs() makes rain a binary sensor and skips the forecast"
       fields: { temp: float(3) },
     }, "homeassistant"),
     [],
+  );
+});
+
+Deno.test("discoveryConfigs() gives each entity a default_entity_id Home Assistant accepts", () => {
+  const [temperature] = discoveryConfigs({
+    measurement: "home_temperature",
+    location: "in",
+    sensor: "Hall-2",
+    time: new Date(0),
+    fields: { value: float(21.5) },
+  }, "homeassistant");
+  const config = JSON.parse(temperature!.payload);
+  assert.equal(
+    config.default_entity_id,
+    "sensor.homewire_in_hall_2_home_temperature_value",
+  );
+  assert.equal(config.unique_id, "homewire_in_Hall-2_home_temperature_value");
+  assert.equal("object_id" in config, false);
+  const [rain] = discoveryConfigs({
+    measurement: "home_rain",
+    location: "out",
+    time: new Date(0),
+    fields: { value: bool(true) },
+  }, "homeassistant");
+  assert.equal(
+    JSON.parse(rain!.payload).default_entity_id,
+    "binary_sensor.homewire_out_home_rain_value",
   );
 });

@@ -203,8 +203,10 @@ export const collectorSettings = {
       description: "Topic prefix of the Home Assistant MQTT discovery",
       default: "homeassistant",
     }),
-    "a topic prefix without wildcards (+, #)",
-    (prefix) => !/[+#]/.test(prefix),
+    "a topic prefix without wildcards (+, #) nor a / at either end",
+    // `homeassistant/` would make `homeassistant//sensor/...`, which Home Assistant
+    // never reads.
+    (prefix) => !/[+#]|^\/|\/$/.test(prefix),
   ),
   ...pressureSettings,
   PRESSURE_ALTITUDE_M: optional(refine(

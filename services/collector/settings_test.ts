@@ -177,10 +177,27 @@ Deno.test("collectorSettings checks MQTT_URL without quoting its password", () =
     (error: SettingsError) => {
       assert.deepEqual(error.problems, [
         'Invalid MQTT_URL: "http://ha:***@broker.lan" is not mqtt://[user:pass@]host[:port] or mqtts://...',
-        'Invalid MQTT_DISCOVERY_PREFIX "home/#": expected a topic prefix without wildcards (+, #)',
+        'Invalid MQTT_DISCOVERY_PREFIX "home/#": expected a topic prefix without wildcards (+, #) nor a / at either end',
       ]);
       assert.ok(!error.message.includes("s3cret"));
       return true;
     },
+  );
+  for (const prefix of ["homeassistant/", "/homeassistant"]) {
+    assert.throws(
+      () =>
+        parseSettings(collectorSettings, {
+          TSDB_HOST: "influx",
+          MQTT_DISCOVERY_PREFIX: prefix,
+        }),
+      { message: new RegExp(`MQTT_DISCOVERY_PREFIX "${prefix}"`) },
+    );
+  }
+  assert.equal(
+    parseSettings(collectorSettings, {
+      TSDB_HOST: "influx",
+      MQTT_DISCOVERY_PREFIX: "home/assistant",
+    }).MQTT_DISCOVERY_PREFIX,
+    "home/assistant",
   );
 });

@@ -109,6 +109,7 @@ export function startCollector(
     keptIn: bufferPath === ":memory:"
       ? undefined
       : `${bufferPath} for the next start`,
+    fileLabel: `TSDB_BUFFER_PATH "${bufferPath}"`,
     label: target.label,
     bufferLimit: settings.TSDB_BUFFER_LIMIT,
     timeoutMs: settings.TSDB_TIMEOUT_MS,

@@ -16,6 +16,7 @@ import {
   type PointQueue,
   type QueuedPoint,
 } from "./point_queue.ts";
+import { withMemoryFallback } from "./fallback_queue.ts";
 
 /** What {@linkcode createTsdbWriter} needs. */
 export interface TsdbWriterOptions {
@@ -35,11 +36,14 @@ export interface TsdbWriterOptions {
   backoff?: { baseMs: number; maxMs: number };
   /**
    * Where points wait until the store acknowledges them; points already in it (from
-   * an earlier run) are sent first. Closed by `close`. @default an in-memory queue
+   * an earlier run) are sent first. When it fails, new points go on in memory (one
+   * ERROR naming `fileLabel`). Closed by `close`. @default an in-memory queue
    */
   queue?: PointQueue;
   /** Where the queue keeps unwritten points after `close`, for the ERROR line. */
   keptIn?: string;
+  /** The queue's file as the ERROR line names it when it fails (`TSDB_BUFFER_PATH "..."`). */
+  fileLabel?: string;
 }
 
 /** The writer of {@linkcode createTsdbWriter}. */
@@ -79,7 +83,16 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   const batchSize = options.batchSize ?? 5000;
   const backoff = options.backoff ?? { baseMs: 1000, maxMs: 60_000 };
   const stopping = new AbortController();
-  const queue = options.queue ?? openPointQueue(":memory:");
+  const queue = options.queue === undefined
+    ? openPointQueue(":memory:")
+    : withMemoryFallback(options.queue, (error) => {
+      const file = options.fileLabel ? ` ${options.fileLabel}` : "";
+      log.error(
+        `Time-series buffer${file} cannot be used: ${
+          errorText(error)
+        }; new points wait in memory (lost if the collector stops) and what the file holds is written at the next start: free the disk or move the file`,
+      );
+    });
   let draining: Promise<void> | undefined;
   let closed = false;
   /** Points left when the queue was closed. */
@@ -129,6 +142,8 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
     let attempt = 0;
     while (queue.size > 0 && !stopping.signal.aborted) {
       const batch = queue.oldest(batchSize);
+      // Empty only when the buffer file failed just now (its points wait in it).
+      if (batch.length === 0) break;
       const outcome = await post(batch);
       if (outcome.kind === "retry") {
         lastReason = outcome.reason;

@@ -4,7 +4,7 @@ import { createMemoryLog } from "../../lib/testing.ts";
 import { createLineSender } from "./line_sender.ts";
 import { tsdbTarget } from "./tsdb_target.ts";
 import { createTsdbWriter, partialWriteDropped } from "./tsdb_writer.ts";
-import { openPointQueue } from "./point_queue.ts";
+import { openPointQueue, type PointQueue } from "./point_queue.ts";
 
 function writerFor(
   port: number,
@@ -362,5 +362,114 @@ Deno.test("createTsdbWriter() sends the points of an earlier run first and remov
   } finally {
     await store.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("createTsdbWriter() goes on in memory when the buffer file fails (disk full), with one ERROR", async () => {
+  const store = startStore();
+  const log = createMemoryLog();
+  const dir = await Deno.makeTempDir({ prefix: "homewire-writer-" });
+  const file = openPointQueue(`${dir}/buffer.sqlite3`);
+  let broken = false;
+  const fail = () => {
+    if (broken) throw new Error("database or disk is full");
+  };
+  // The file's queue, failing from the moment the disk fills.
+  const queue: PointQueue = {
+    add: (lines) => (fail(), file.add(lines)),
+    oldest: (limit) => (fail(), file.oldest(limit)),
+    removeThrough: (last) => (fail(), file.removeThrough(last)),
+    dropOldest: (count) => (fail(), file.dropOldest(count)),
+    get size() {
+      fail();
+      return file.size;
+    },
+    close: () => file.close(),
+  };
+  const target = tsdbTarget({
+    host: "127.0.0.1",
+    port: store.port,
+    api: "v1",
+    database: "home",
+  });
+  const writer = createTsdbWriter({
+    send: createLineSender(target),
+    label: target.label,
+    bufferLimit: 100,
+    timeoutMs: 500,
+    backoff: { baseMs: 10, maxMs: 40 },
+    queue,
+    fileLabel: `TSDB_BUFFER_PATH "${dir}/buffer.sqlite3"`,
+    log,
+  });
+  try {
+    writer.write(["a value=1 1"]);
+    assert.equal(await writer.flush(2000), true);
+    broken = true;
+    writer.write(["b value=2 2", "c value=3 3"]);
+    writer.write(["d value=4 4"]);
+    assert.equal(await writer.flush(2000), true);
+    assert.deepEqual(store.lines(), [
+      "a value=1 1",
+      "b value=2 2",
+      "c value=3 3",
+      "d value=4 4",
+    ]);
+    assert.equal(log.at("ERROR").length, 1);
+    assert.match(
+      log.at("ERROR")[0]!,
+      /^Time-series buffer TSDB_BUFFER_PATH ".*buffer\.sqlite3" cannot be used: database or disk is full; new points wait in memory/,
+    );
+    assert.equal(writer.dropped, 0);
+  } finally {
+    await writer.close(1000);
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("createTsdbWriter() goes on in memory when reading the buffer file fails while draining", async () => {
+  const store = startStore();
+  const log = createMemoryLog();
+  const file = openPointQueue(":memory:");
+  let reads = 0;
+  const queue: PointQueue = {
+    add: (lines) => file.add(lines),
+    oldest(limit) {
+      if (++reads === 1) throw new Error("disk I/O error");
+      return file.oldest(limit);
+    },
+    removeThrough: (last) => file.removeThrough(last),
+    dropOldest: (count) => file.dropOldest(count),
+    get size() {
+      return file.size;
+    },
+    close: () => file.close(),
+  };
+  const target = tsdbTarget({
+    host: "127.0.0.1",
+    port: store.port,
+    api: "v1",
+    database: "home",
+  });
+  const writer = createTsdbWriter({
+    send: createLineSender(target),
+    label: target.label,
+    bufferLimit: 100,
+    timeoutMs: 500,
+    queue,
+    log,
+  });
+  try {
+    writer.write(["a value=1 1"]);
+    await writer.flush(1000);
+    // The point that was in the failed file waits there; new ones go through.
+    writer.write(["b value=2 2"]);
+    assert.equal(await writer.flush(2000), true);
+    assert.deepEqual(store.lines(), ["b value=2 2"]);
+    assert.match(log.at("ERROR")[0]!, /cannot be used: disk I\/O error/);
+  } finally {
+    await writer.close(1000);
+    await store.close();
   }
 });

@@ -16,7 +16,10 @@ const LENGTH = 13;
  *
  * @example
  * ```ts
- * decodeAtc1441(hex("a4c138c6771400d2375e0b8b0a")).reading;
+ * import { decodeAtc1441 } from "./atc1441.ts";
+ *
+ * const frame = new Uint8Array([0xa4, 0xc1, 0x38, 0xc6, 0x77, 0x14, 0x00, 0xd2, 0x37, 0x5e, 0x0b, 0x8b, 0x0a]);
+ * decodeAtc1441(frame).reading;
  * // { temperature: 21, humidity: 55, battery: 94, voltage: 2.955, counter: 10 }
  * ```
  */

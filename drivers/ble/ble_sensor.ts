@@ -52,7 +52,13 @@ const SOURCES: Readonly<
  *
  * @example
  * ```ts
- * decodeAdvertisement("bthome", { address, serviceData: [{ uuid: "fcd2", data }] });
+ * import { decodeAdvertisement } from "./ble_sensor.ts";
+ *
+ * const data = new Uint8Array([0x40, 0x02, 0xca, 0x09]); // BTHome v2: 25.06 °C
+ * decodeAdvertisement("bthome", {
+ *   address: "a4:c1:38:00:11:22",
+ *   serviceData: [{ uuid: "fcd2", data }],
+ * });
  * ```
  */
 export function decodeAdvertisement(

@@ -63,7 +63,10 @@ const SIZES: ReadonlyMap<number, number> = new Map(
  *
  * @example
  * ```ts
- * decodeBtHome(hex("40003f015e02820803ac170c830b")).reading;
+ * import { decodeBtHome } from "./bthome.ts";
+ *
+ * const frame = new Uint8Array([0x40, 0x00, 0x3f, 0x01, 0x5e, 0x02, 0x82, 0x08, 0x03, 0xac, 0x17, 0x0c, 0x83, 0x0b]);
+ * decodeBtHome(frame).reading;
  * // { counter: 63, battery: 94, temperature: 21.78, humidity: 60.6, voltage: 2.947 }
  * ```
  */

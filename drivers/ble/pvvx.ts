@@ -16,7 +16,10 @@ const LENGTH = 15;
  *
  * @example
  * ```ts
- * decodePvvx(hex("1477c638c1a4fcffda1cd10a3f9d0d")).reading;
+ * import { decodePvvx } from "./pvvx.ts";
+ *
+ * const frame = new Uint8Array([0x14, 0x77, 0xc6, 0x38, 0xc1, 0xa4, 0xfc, 0xff, 0xda, 0x1c, 0xd1, 0x0a, 0x3f, 0x9d, 0x0d]);
+ * decodePvvx(frame).reading;
  * // { temperature: -0.04, humidity: 73.86, voltage: 2.769, battery: 63, counter: 157 }
  * ```
  */

@@ -40,6 +40,12 @@ export interface ReadSensorsOptions {
  * @throws (rejects) when Bluetooth is unavailable, or with `signal`'s reason
  * @example
  * ```ts
+ * import { createLog } from "../../lib/log.ts";
+ * import { parseBleSensors } from "./ble_sensor.ts";
+ * import { readSensors } from "./read_sensors.ts";
+ *
+ * const sensors = parseBleSensors("kitchen=pvvx:A4:C1:38:12:34:56");
+ * const log = createLog("collector");
  * const readings = await readSensors(sensors, { timeoutMs: 20000, log });
  * readings.get("kitchen")?.temperature;
  * ```

@@ -16,7 +16,9 @@ const LENGTH = 13;
  *
  * @example
  * ```ts
- * decodeAtc1441(hex("a4c138c6771400d2375e0b8b0a")).reading;
+ * const hex = "a4c138c6771400d2375e0b8b0a";
+ * const data = Uint8Array.from(hex.match(/../g)!, (byte) => parseInt(byte, 16));
+ * decodeAtc1441(data).reading;
  * // { temperature: 21, humidity: 55, battery: 94, voltage: 2.955, counter: 10 }
  * ```
  */

@@ -52,7 +52,13 @@ const SOURCES: Readonly<
  *
  * @example
  * ```ts
- * decodeAdvertisement("bthome", { address, serviceData: [{ uuid: "fcd2", data }] });
+ * // A BTHome v2 frame holding a temperature of 22.5 °C (object 0x02, 2250 × 0.01).
+ * const data = Uint8Array.of(0x40, 0x02, 0xca, 0x08);
+ * decodeAdvertisement("bthome", {
+ *   address: "A4:C1:38:00:11:22",
+ *   serviceData: [{ uuid: "fcd2", data }],
+ * });
+ * // { reading: { temperature: 22.5 } }
  * ```
  */
 export function decodeAdvertisement(

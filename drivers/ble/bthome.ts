@@ -63,7 +63,9 @@ const SIZES: ReadonlyMap<number, number> = new Map(
  *
  * @example
  * ```ts
- * decodeBtHome(hex("40003f015e02820803ac170c830b")).reading;
+ * const hex = "40003f015e02820803ac170c830b";
+ * const data = Uint8Array.from(hex.match(/../g)!, (byte) => parseInt(byte, 16));
+ * decodeBtHome(data).reading;
  * // { counter: 63, battery: 94, temperature: 21.78, humidity: 60.6, voltage: 2.947 }
  * ```
  */

@@ -16,7 +16,9 @@ const LENGTH = 15;
  *
  * @example
  * ```ts
- * decodePvvx(hex("1477c638c1a4fcffda1cd10a3f9d0d")).reading;
+ * const hex = "1477c638c1a4fcffda1cd10a3f9d0d";
+ * const data = Uint8Array.from(hex.match(/../g)!, (byte) => parseInt(byte, 16));
+ * decodePvvx(data).reading;
  * // { temperature: -0.04, humidity: 73.86, voltage: 2.769, battery: 63, counter: 157 }
  * ```
  */

@@ -37,7 +37,14 @@ export interface ReadSensorsOptions {
  * @throws (rejects) when Bluetooth is unavailable, or with `signal`'s reason
  * @example
  * ```ts
- * const readings = await readSensors(sensors, { timeoutMs: 20000, log });
+ * import { createLog } from "../../lib/log.ts";
+ * import { parseBleSensors } from "./ble_sensor.ts";
+ *
+ * const sensors = parseBleSensors("kitchen=pvvx:A4:C1:38:12:34:56");
+ * const readings = await readSensors(sensors, {
+ *   timeoutMs: 20000,
+ *   log: createLog("collector"),
+ * });
  * readings.get("kitchen")?.temperature;
  * ```
  */

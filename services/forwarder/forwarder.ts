@@ -64,7 +64,7 @@ export interface ForwarderOptions {
   settings?: ForwarderTuning;
   /**
    * Headers added to a message's post (signature, sqsd headers); none when unset,
-   * the request then exactly the spec's.
+   * the request then carries only `Authorization` and `Content-Type` (docs/forwarder.md).
    */
   headers?: (message: QueueMessage) => ExtraHeaders;
   /**

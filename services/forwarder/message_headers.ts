@@ -10,8 +10,8 @@ import type { QueueMessage } from "./sqs_queue.ts";
 
 /**
  * Returns the function giving a message's extra headers, or `undefined` when there
- * are none to add (the request then carries only `Authorization` and `Content-Type`,
- * as docs/forwarder.md's Contract says).
+ * are none to add (the post then adds no header beyond `Authorization` and
+ * `Content-Type`, as docs/forwarder.md's Contract says).
  *
  * @example
  * ```ts

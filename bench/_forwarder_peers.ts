@@ -5,7 +5,7 @@
  * - `bare ENDPOINT QUEUE_URL RECEIVERS TOTAL`: the queue's own ceiling, receive + batch
  *   delete with no HTTP, until TOTAL messages are deleted, on the SDK's default client;
  * - `bare-same-client ...`: the same loop on the forwarder's own SQS client;
- * - `naive ENDPOINT QUEUE_URL SINK`: the naive loop first described for the forwarder, receive up to 10, post one by one,
+ * - `naive ENDPOINT QUEUE_URL SINK`: a naive receive-post-delete loop: receive up to 10, post one by one,
  *   delete one by one;
  * - `consumer ENDPOINT QUEUE_URL SINK`: `npm:sqs-consumer` with batchSize 10;
  * - `relay PORT TARGET DELAY_MS`: an HTTP relay delaying every queue call.

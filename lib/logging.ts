@@ -114,7 +114,25 @@ export function textLine(record: LogRecord): string {
   }] ${CONTROL.test(message) ? escapeControls(message) : message}`;
 }
 
-/** Formats one record as a JSON object on one line. */
+/**
+ * Formats one record as a JSON object on one line (`LOG_FORMAT=json`).
+ *
+ * @example
+ * ```ts
+ * import type { LogRecord } from "@logtape/logtape";
+ *
+ * const record = {
+ *   category: ["forwarder"],
+ *   level: "info",
+ *   message: ["sqs2http start"],
+ *   rawMessage: "sqs2http start",
+ *   timestamp: Date.UTC(2026, 10, 21, 9, 5, 3),
+ *   properties: {},
+ * } as LogRecord;
+ * jsonLine(record);
+ * // '{"time":"2026-11-21T09:05:03.000Z","level":"INFO","logger":"forwarder","message":"sqs2http start"}'
+ * ```
+ */
 export function jsonLine(record: LogRecord): string {
   return JSON.stringify({
     time: new Date(record.timestamp).toISOString(),
@@ -124,7 +142,15 @@ export function jsonLine(record: LogRecord): string {
   });
 }
 
-/** Returns a sink writing each formatted record as one line through `write`. */
+/**
+ * Returns a sink writing each formatted record as one line through `write`.
+ *
+ * @example
+ * ```ts
+ * const lines: string[] = [];
+ * const sink = createLineSink("text", (line) => lines.push(line));
+ * ```
+ */
 export function createLineSink(
   format: LoggingOptions["format"],
   write: (line: string) => void,
@@ -163,7 +189,16 @@ export async function configureLogging(options: LoggingOptions): Promise<void> {
   });
 }
 
-/** Settings read by every role: the log threshold and format. */
+/**
+ * Settings read by every role: the log threshold and format.
+ *
+ * @example
+ * ```ts
+ * import { parseSettings } from "./settings.ts";
+ *
+ * parseSettings(loggingSettings, { LOG_FORMAT: "json" }); // { LOG_LEVEL: "INFO", LOG_FORMAT: "json" }
+ * ```
+ */
 export const loggingSettings = {
   LOG_LEVEL: choice(["DEBUG", "INFO", "WARNING", "ERROR"], {
     description: "Lowest level written: DEBUG, INFO, WARNING or ERROR",

@@ -7,7 +7,17 @@
 import { errorText, type Log } from "./log.ts";
 import { host, port } from "./setting_kinds.ts";
 
-/** Settings `<PREFIX>_HOST` and `<PREFIX>_PORT` of an HTTP role. */
+/**
+ * Settings `<PREFIX>_HOST` (default `0.0.0.0`) and `<PREFIX>_PORT` of an HTTP role.
+ *
+ * @example
+ * ```ts
+ * import { parseSettings } from "./settings.ts";
+ *
+ * const settings = parseSettings(listenSettings("MESSAGES", 8001), {});
+ * settings.MESSAGES_PORT; // 8001
+ * ```
+ */
 export function listenSettings<P extends string>(
   prefix: P,
   defaultPort: number,

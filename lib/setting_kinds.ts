@@ -2,6 +2,26 @@
  * The kinds of settings: strings, secrets, hosts, numbers, ports, booleans, URLs,
  * durations, lists and choices, each built on `custom()` of `settings.ts`.
  *
+ * @example
+ * ```ts
+ * import { parseSettings } from "./settings.ts";
+ * import { boolean, choice, durationMs, host, integer, list, port, secret, url } from "./setting_kinds.ts";
+ *
+ * const settings = parseSettings({
+ *   API_URL: url({ description: "URL of the data API" }),
+ *   API_KEY: secret({ description: "Bearer token of the data API" }),
+ *   TABLE_HOST: host({ description: "Address to listen on", default: "0.0.0.0" }),
+ *   TABLE_PORT: port({ description: "Port to listen on", default: 3838 }),
+ *   TABLE_OPEN_BROWSER: boolean({ description: "Open a browser", default: true }),
+ *   REFRESH_MS: durationMs({ description: "Re-fetch interval (0: off)", default: 0 }),
+ *   BUFFER_LIMIT: integer({ description: "Most points kept", default: 10000, min: 1 }),
+ *   TSDB_API: choice(["v1", "v2"], { description: "Write API", default: "v1" }),
+ *   RETRY_STATUSES: list({ description: "Statuses kept for redelivery", default: [] }),
+ * }, { API_URL: "http://127.0.0.1:8003/data", API_KEY: "s3cret", REFRESH_MS: "30s" });
+ * settings.REFRESH_MS; // 30000
+ * settings.TSDB_API; // "v1"
+ * ```
+ *
  * @module
  */
 import {

@@ -55,7 +55,22 @@ export type SettingsOf<S extends Schema> = {
   readonly [K in keyof S]: S[K] extends Setting<infer T> ? T : never;
 };
 
-/** Thrown by {@linkcode parseSettings}: one line per problem, each naming its variable. */
+/**
+ * Thrown by {@linkcode parseSettings}: one line per problem, each naming its variable.
+ *
+ * @example
+ * ```ts
+ * import { port } from "./setting_kinds.ts";
+ *
+ * try {
+ *   parseSettings({ MESSAGES_PORT: port({ description: "Port to listen on" }) }, {
+ *     MESSAGES_PORT: "http",
+ *   });
+ * } catch (error) {
+ *   if (error instanceof SettingsError) error.problems; // ['Invalid MESSAGES_PORT "http": ...']
+ * }
+ * ```
+ */
 export class SettingsError extends Error {
   /** Every problem found, one sentence each. */
   readonly problems: readonly string[];

@@ -1,12 +1,14 @@
 /**
  * The generated settings documentation is up to date: each role's page shows the
  * table `deno task docs` writes from the role's settings definitions, and
- * `.env.example` is exactly what it writes.
+ * `.env.example` is exactly what it writes. Every relative link of the README,
+ * `docs/` and the folders' notes leads to a file (and heading) of the repository.
  */
 import assert from "node:assert/strict";
 import { settingsBlock } from "../program/settings_docs.ts";
 import { loadEnv } from "../program/env_file.ts";
 import { expectedFiles, SETTINGS_PAGES } from "../scripts/docs.ts";
+import { headingAnchors, markdownLinks } from "./_markdown.ts";
 
 const root = new URL("../", import.meta.url);
 const RUN = "run `deno task docs` and commit what it writes";
@@ -68,4 +70,104 @@ Deno.test(".env.example, read as a .env file, gives every default", async () => 
       assert.doesNotThrow(() => setting.read(env[name] || undefined), name);
     }
   }
+});
+
+/** The pages a reader follows links through: the README, docs/, the folders' notes. */
+async function markdownPages(): Promise<string[]> {
+  const pages = ["README.md"];
+  for await (const entry of Deno.readDir(new URL("docs/", root))) {
+    if (entry.isFile && entry.name.endsWith(".md")) {
+      pages.push(`docs/${entry.name}`);
+    }
+  }
+  for await (const entry of Deno.readDir(root)) {
+    if (!entry.isDirectory || entry.name.startsWith(".")) continue;
+    const note = `${entry.name}/README.md`;
+    if (await Deno.stat(new URL(note, root)).catch(() => undefined)) {
+      pages.push(note);
+    }
+  }
+  return pages.sort();
+}
+
+/** Why `target`, linked from `page`, leads nowhere, or `undefined` when it resolves. */
+async function brokenLink(
+  page: string,
+  target: string,
+): Promise<string | undefined> {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return undefined; // https:, mailto:
+  const [path = "", anchor] = target.split("#", 2);
+  const url = new URL(path || page.split("/").pop()!, new URL(page, root));
+  if (!url.href.startsWith(root.href)) return "outside the repository";
+  const stat = await Deno.stat(url).catch(() => undefined);
+  if (stat === undefined) return "no such file";
+  if (anchor === undefined) return undefined;
+  if (!url.pathname.endsWith(".md")) {
+    return "an anchor in a file that is not a page";
+  }
+  const anchors = headingAnchors(await Deno.readTextFile(url));
+  return anchors.has(decodeURIComponent(anchor))
+    ? undefined
+    : `no heading with the anchor #${anchor}`;
+}
+
+Deno.test("markdownLinks() and headingAnchors() read pages as GitHub does", () => {
+  const page = [
+    "# forwarder: queue to HTTP",
+    "See [the contract](#contract), [running](running.md#logs) and",
+    "[a link over",
+    "two lines](deploy.md). ![diagram](img/x.png) `[code](not-a-link.md)`",
+    "```sh",
+    "# not a heading",
+    "[nor](a-link.md)",
+    "```",
+    "## Contract",
+    "## `GET /api/table.csv`",
+    "### POST /notify (and /notify/)",
+    "## Contract",
+    "[ref]: ../deploy/homewire@.service",
+  ].join("\n");
+  assert.deepEqual(markdownLinks(page), [
+    "#contract",
+    "running.md#logs",
+    "deploy.md",
+    "img/x.png",
+    "../deploy/homewire@.service",
+  ]);
+  assert.deepEqual([...headingAnchors(page)], [
+    "forwarder-queue-to-http",
+    "contract",
+    "get-apitablecsv",
+    "post-notify-and-notify",
+    "contract-1",
+  ]);
+});
+
+Deno.test("brokenLink() names a missing file, a missing anchor and a way out", async () => {
+  assert.equal(await brokenLink("docs/table.md", "running.md#logs"), undefined);
+  assert.equal(
+    await brokenLink("README.md", "https://example.com/x"),
+    undefined,
+  );
+  assert.equal(await brokenLink("docs/table.md", "nowhere.md"), "no such file");
+  assert.equal(
+    await brokenLink("docs/table.md", "running.md#nowhere"),
+    "no heading with the anchor #nowhere",
+  );
+  assert.equal(
+    await brokenLink("docs/table.md", "../../elsewhere.md"),
+    "outside the repository",
+  );
+});
+
+Deno.test("every relative link of the README and docs/ leads to a file and heading of the repository", async () => {
+  const broken: string[] = [];
+  for (const page of await markdownPages()) {
+    const text = await Deno.readTextFile(new URL(page, root));
+    for (const target of markdownLinks(text)) {
+      const why = await brokenLink(page, target);
+      if (why !== undefined) broken.push(`${page}: (${target}): ${why}`);
+    }
+  }
+  assert.deepEqual(broken, []);
 });

@@ -11,6 +11,8 @@
  *   named as a test helper (`testing.ts`, `_testing.ts`, `_fake_*.ts`,
  *   `_test_*.ts`, `_*_stand_in.ts`, or under `tests/`);
  * - a test file's name appears once in `tests/` and nowhere else.
+ * The scan is checked against Deno's own module graph of the program (`deno info`),
+ * so an import it misread cannot slip past the rules.
  */
 import assert from "node:assert/strict";
 
@@ -146,6 +148,46 @@ Deno.test("importSpecifiers() finds static, type, re-export and dynamic imports,
     "./e.ts",
     "./f.ts",
   ]);
+});
+
+Deno.test("importSpecifiers() sees every import of Deno's own module graph of the program", async () => {
+  const missed: string[] = [];
+  for (const entry of ["main.ts", "clients/gzaas/mod.ts", "scripts/docs.ts"]) {
+    const { success, stdout } = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", entry],
+      cwd: root,
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    assert.ok(success, `deno info ${entry} failed`);
+    const graph = JSON.parse(new TextDecoder().decode(stdout)) as {
+      modules: {
+        specifier: string;
+        dependencies?: {
+          code?: { specifier?: string };
+          type?: { specifier?: string };
+        }[];
+      }[];
+    };
+    const local = (specifier = "") =>
+      specifier.startsWith(root.href) && !specifier.includes("/node_modules/")
+        ? specifier.slice(root.href.length)
+        : undefined;
+    for (const module of graph.modules) {
+      const file = local(module.specifier);
+      if (file === undefined) continue;
+      const seen = new Set(imports.get(file) ?? []);
+      for (const dependency of module.dependencies ?? []) {
+        for (const target of [dependency.code, dependency.type]) {
+          const path = local(target?.specifier);
+          if (path !== undefined && !seen.has(path)) {
+            missed.push(`${file} -> ${path}`);
+          }
+        }
+      }
+    }
+  }
+  assert.deepEqual(missed, [], "imports the layout rules do not see");
 });
 
 Deno.test("every relative import names a file of the repository", () => {

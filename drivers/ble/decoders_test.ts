@@ -1,6 +1,7 @@
 /**
  * The advertisement decoders against the example frames their publications give: the
- * pvvx firmware's (a frame its author decoded in the firmware's issue #13), the
+ * pvvx firmware's (a frame its author decoded in
+ * https://github.com/pvvx/ATC_MiThermometer/issues/13), the
  * atc1441 README's placeholder frame, and the BTHome v2 format's object examples and
  * a full frame decoded by its maintainers.
  */

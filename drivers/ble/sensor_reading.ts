@@ -29,12 +29,28 @@ export type Decoded =
 /** A decoder of one advertisement format's payload. */
 export type Decoder = (data: Uint8Array) => Decoded;
 
-/** A {@linkcode DataView} over `data`. */
+/**
+ * A {@linkcode DataView} over `data` (over its own bytes, when it is a view of a
+ * larger buffer).
+ *
+ * @example
+ * ```ts
+ * viewOf(Uint8Array.of(0xd7, 0x00)).getInt16(0, true); // 215
+ * ```
+ */
 export function viewOf(data: Uint8Array): DataView {
   return new DataView(data.buffer, data.byteOffset, data.byteLength);
 }
 
-/** Rounds away the float noise of a scaled integer (`2178 * 0.01`). */
+/**
+ * Rounds away the float noise of a scaled integer.
+ *
+ * @example
+ * ```ts
+ * 23 * 0.1; // 2.3000000000000003
+ * scaled(23, 0.1); // 2.3
+ * ```
+ */
 export function scaled(raw: number, factor: number): number {
   return Number((raw * factor).toFixed(6));
 }

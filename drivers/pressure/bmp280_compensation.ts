@@ -2,6 +2,20 @@
  * The BMP280's compensation formulas (datasheet BST-BMP280-DS001, section 3.11.3,
  * double-precision version): raw ADC readings and factory calibration to °C and Pa.
  *
+ * @example
+ * ```ts
+ * // The datasheet's worked example (section 3.12).
+ * const hex = "706b436718fc7d8e43d6d00b270b8c00f9ff8c3cf8c67017";
+ * const calibration = parseBmp280Calibration(
+ *   Uint8Array.from(hex.match(/../g)!, (byte) => parseInt(byte, 16)),
+ * );
+ * const { adcP, adcT } = parseBmp280Data(
+ *   Uint8Array.of(0x65, 0x5a, 0xc0, 0x7e, 0xed, 0x00),
+ * );
+ * const { celsius, tFine } = bmp280Temperature(adcT, calibration); // 25.08 °C
+ * bmp280PressurePa(adcP, tFine, calibration); // 100653.27 Pa
+ * ```
+ *
  * @module
  */
 

@@ -30,7 +30,14 @@ export interface I2cPressureChip {
   ): Promise<number>;
 }
 
-/** Formats an I2C address the way datasheets write it (`0x5c`). */
+/**
+ * Formats an I2C address the way datasheets write it.
+ *
+ * @example
+ * ```ts
+ * hex(0x5c); // "0x5c"
+ * ```
+ */
 export function hex(value: number): string {
   return `0x${value.toString(16).padStart(2, "0")}`;
 }

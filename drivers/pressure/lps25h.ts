@@ -21,6 +21,11 @@ const ONE_SHOT = 0x01;
 /**
  * Converts the three pressure output bytes (PRESS_OUT_XL, _L, _H) to hPa: a 24-bit
  * two's-complement value in units of 1/4096 hPa (LPS25H datasheet, section 4).
+ *
+ * @example
+ * ```ts
+ * lps25hPressureHpa(Uint8Array.of(0x00, 0x80, 0x3f)); // 1016
+ * ```
  */
 export function lps25hPressureHpa(bytes: Uint8Array): number {
   if (bytes.length < 3) {

@@ -73,7 +73,20 @@ export function parsePressureSensor(raw: string): PressureSensor {
   return { kind: "i2c", chip: chip.name, bus: Number(busText), address };
 }
 
-/** Builds the `PRESSURE_SENSOR` setting (default `iio`). */
+/**
+ * Builds the `PRESSURE_SENSOR` setting (default `iio`).
+ *
+ * @example
+ * ```ts
+ * import { parseSettings } from "../../lib/settings.ts";
+ *
+ * const { PRESSURE_SENSOR } = parseSettings(
+ *   { PRESSURE_SENSOR: pressureSensorSetting() },
+ *   { PRESSURE_SENSOR: "i2c:bmp280:1:0x76" },
+ * );
+ * // { kind: "i2c", chip: "bmp280", bus: 1, address: 0x76 }
+ * ```
+ */
 export function pressureSensorSetting(): Setting<PressureSensor> {
   const raw = text({
     description:

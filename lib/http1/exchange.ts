@@ -36,7 +36,17 @@ export type Exchange = (
 
 const NO_BYTES = new Uint8Array(0);
 
-/** Reads a `Response` whole into an {@linkcode Exchanged}. */
+/**
+ * Reads a `Response` whole into an {@linkcode Exchanged} (or drops its body, with
+ * `discard`).
+ *
+ * @example
+ * ```ts
+ * const answer = await wholeAnswer(new Response("ok", { status: 201 }));
+ * answer.status; // 201
+ * new TextDecoder().decode(answer.body); // "ok"
+ * ```
+ */
 export async function wholeAnswer(
   response: Response,
   discard = false,
@@ -56,6 +66,12 @@ export async function wholeAnswer(
  * An {@linkcode Exchange} over any `fetch`: what the pooled client's `exchange` does
  * for callers given `fetch` instead (tests, or a fetch with a proxy). Like the pooled
  * client, it does not follow redirects: a 3xx is the answer.
+ *
+ * @example
+ * ```ts
+ * const exchange = fetchExchange();
+ * const { status, body } = await exchange("http://127.0.0.1:8001/healthz");
+ * ```
  */
 export function fetchExchange(
   doFetch: typeof fetch = globalThis.fetch,

@@ -64,7 +64,7 @@ export interface ForwarderOptions {
   settings?: ForwarderTuning;
   /**
    * Headers added to a message's post (signature, sqsd headers); none when unset,
-   * the request then exactly the spec's.
+   * the post then adds no header beyond `Authorization` and `Content-Type`.
    */
   headers?: (message: QueueMessage) => ExtraHeaders;
   /**

@@ -10,7 +10,8 @@ import type { QueueMessage } from "./sqs_queue.ts";
 
 /**
  * Returns the function giving a message's extra headers, or `undefined` when there
- * are none to add (the request is then exactly the spec's).
+ * are none to add (the post then adds no header beyond `Authorization` and
+ * `Content-Type`, as docs/forwarder.md's Contract says).
  *
  * @example
  * ```ts

@@ -8,6 +8,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { errorText, type Log } from "./log.ts";
+import { methodNotAllowed } from "./method_not_allowed.ts";
 
 /** Options of {@linkcode createHttpApp}. */
 export interface HttpAppOptions {
@@ -15,12 +16,33 @@ export interface HttpAppOptions {
   log: Log;
   /** Answer `GET /healthz` with `{"status":"ok"}`. @default true */
   healthz?: boolean;
+  /**
+   * The methods of a path that has no route of its own: a path matched by a
+   * parameter (`/items/:id`), or one whose middleware is registered for more
+   * methods than it answers. `undefined` leaves the path to the route table.
+   * @default the route table alone
+   */
+  allowedMethods?: (path: string) => readonly string[] | undefined;
+  /**
+   * Headers every answer carries (errors, 404s and 405s included); an answer that
+   * sets one itself keeps its own. @default none
+   */
+  headers?: Readonly<Record<string, string>>;
+  /**
+   * Measure every route's answer to HEAD in a middleware, so it carries the length
+   * of the GET answer. An app whose GET routes set `Content-Length` themselves
+   * passes `false`: a route with a single handler then stays on Hono's synchronous
+   * path (the messages role's item reads). The app's own answers (health check,
+   * 404, 405, errors) carry their length either way. @default true
+   */
+  headLength?: boolean;
 }
 
 /**
  * Returns a Hono app with `GET /healthz`, JSON error bodies `{"message": ...}` for
- * `HTTPException`s and 404s, 405 with `Allow` for another method on a path that has
- * routes of its own, and a logged 500 for anything else.
+ * `HTTPException`s and 404s, 405 with `Allow` (see `methodNotAllowed`) for another
+ * method on a path that has routes of its own, and a logged 500 for anything else.
+ * Every request of a role goes through its app, so middleware applies to all.
  *
  * Throw `new HTTPException(status, { message })` from a handler to answer an error;
  * pass `res` instead to answer a body of your own (an empty one, for instance).
@@ -33,36 +55,55 @@ export interface HttpAppOptions {
  */
 export function createHttpApp(options: HttpAppOptions): Hono {
   const app = new Hono();
-  app.use(headLength);
+  if (options.headers) app.use(answerHeaders(options.headers));
+  if (options.headLength ?? true) app.use(headLength);
   if (options.healthz ?? true) {
-    app.get("/healthz", (c) => c.json({ status: "ok" }));
+    app.get("/healthz", (c) => c.body(HEALTHZ, 200, HEALTHZ_HEADERS));
   }
   app.notFound((c) => {
-    const allowed = allowedMethods(app, c.req.path);
-    if (allowed.length === 0) return c.json({ message: "Not found" }, 404);
-    const allow = allowed.join(", ");
-    return c.json(
-      { message: `Method ${c.req.method} not allowed: use ${allow}` },
-      405,
-      {
-        allow,
-      },
-    );
+    const path = c.req.path;
+    const allowed = options.allowedMethods?.(path) ?? routedMethods(app, path);
+    if (allowed.length === 0) {
+      return measured(c, c.json({ message: "Not found" }, 404));
+    }
+    return measured(c, methodNotAllowed(c, allowed));
   });
   app.onError((error, c) => {
     if (error instanceof HTTPException) {
-      if (error.res) return error.getResponse();
-      return c.json(
-        { message: error.message || statusText(error.status) },
-        error.status,
+      if (error.res) return measured(c, error.getResponse());
+      return measured(
+        c,
+        c.json(
+          { message: error.message || statusText(error.status) },
+          error.status,
+        ),
       );
     }
     options.log.error(
       `${c.req.method} ${c.req.path} failed: ${errorText(error)}`,
     );
-    return c.json({ message: "Internal server error" }, 500);
+    return measured(c, c.json({ message: "Internal server error" }, 500));
   });
   return app;
+}
+
+const HEALTHZ = '{"status":"ok"}';
+const HEALTHZ_HEADERS = {
+  "content-type": "application/json",
+  "content-length": String(HEALTHZ.length),
+};
+
+/** `response` with its `Content-Length` when it answers HEAD (see `headLength`). */
+async function measured(c: Context, response: Response): Promise<Response> {
+  if (
+    c.req.method !== "HEAD" || response.body === null ||
+    response.headers.has("content-length")
+  ) {
+    return response;
+  }
+  const length = (await response.clone().arrayBuffer()).byteLength;
+  response.headers.set("content-length", String(length));
+  return response;
 }
 
 /**
@@ -83,8 +124,21 @@ const headLength: MiddlewareHandler = async (c, next) => {
   c.res.headers.set("content-length", String(length));
 };
 
+/** Middleware adding `headers` to every answer that lacks them. */
+function answerHeaders(
+  headers: Readonly<Record<string, string>>,
+): MiddlewareHandler {
+  const entries = Object.entries(headers);
+  return async function answerHeadersMiddleware(c, next) {
+    await next();
+    for (const [name, value] of entries) {
+      if (!c.res.headers.has(name)) c.res.headers.set(name, value);
+    }
+  };
+}
+
 /** The methods routed on exactly `path` (GET implies HEAD); middleware aside. */
-function allowedMethods(app: Hono, path: string): string[] {
+function routedMethods(app: Hono, path: string): string[] {
   const methods = new Set<string>();
   for (const route of app.routes) {
     if (route.path !== path || route.method === "ALL") continue;

@@ -4,6 +4,14 @@
  * @module
  */
 
+/** A JSON text ready to answer, with its length in bytes. */
+export interface JsonText {
+  /** The JSON text. */
+  readonly text: string;
+  /** Its UTF-8 length, as `Content-Length` wants it. */
+  readonly length: string;
+}
+
 /** A cache of JSON texts, emptied whenever `revision()` changes. */
 export interface JsonCache {
   /**
@@ -13,7 +21,7 @@ export interface JsonCache {
   get<K extends string | number>(
     key: K,
     render: (key: K) => unknown,
-  ): string | undefined;
+  ): JsonText | undefined;
 }
 
 /**
@@ -25,7 +33,8 @@ export function createJsonCache(
   maxEntries = 10_000,
 ): JsonCache {
   let seen = -1;
-  const entries = new Map<string | number, string>();
+  const entries = new Map<string | number, JsonText>();
+  const encoder = new TextEncoder();
   return {
     get(key, render) {
       const current = revision();
@@ -33,15 +42,16 @@ export function createJsonCache(
         entries.clear();
         seen = current;
       }
-      let text = entries.get(key);
-      if (text === undefined) {
+      let entry = entries.get(key);
+      if (entry === undefined) {
         const value = render(key);
         if (value === undefined) return undefined;
-        text = JSON.stringify(value);
+        const text = JSON.stringify(value);
+        entry = { text, length: String(encoder.encode(text).length) };
         if (entries.size >= maxEntries) entries.clear();
-        entries.set(key, text);
+        entries.set(key, entry);
       }
-      return text;
+      return entry;
     },
   };
 }

@@ -554,3 +554,38 @@ Deno.test("createMessagesApp() answers 507 to a create when no id is left, stori
   assert.match(log.at("ERROR")[0] ?? "", /create answered 507/);
   assert.deepEqual(app.store.list(), []);
 });
+
+Deno.test("createMessagesApp() routes every request through Hono, item reads included", async () => {
+  using s = setup();
+  await (await s.call("POST", "", { author: "Zoë", message: "Grüße" })).body
+    ?.cancel();
+  const matched: string[] = [];
+  const match = s.app.router.match.bind(s.app.router);
+  s.app.router.match = (method, path) => {
+    matched.push(`${method} ${path}`);
+    return match(method, path);
+  };
+  const get = await s.call("GET", "/1");
+  const body = await get.text();
+  assert.deepEqual(matched, [`GET ${MESSAGES_PATH}/1`]);
+  // HEAD runs the GET route and carries the length the GET answer has.
+  for (const path of ["", "/1"]) {
+    const full = await (await s.call("GET", path)).arrayBuffer();
+    const head = await s.call("HEAD", path);
+    assert.equal(head.status, 200);
+    assert.equal(
+      head.headers.get("content-length"),
+      String(full.byteLength),
+      path,
+    );
+    assert.equal(await head.text(), "");
+  }
+  assert.equal(
+    body,
+    JSON.stringify({ id: 1, author: "Zoë", message: "Grüße" }),
+  );
+  const missing = await s.call("HEAD", "/9");
+  assert.equal(missing.status, 404);
+  assert.notEqual(missing.headers.get("content-length"), "0");
+  await missing.body?.cancel();
+});

@@ -7,6 +7,7 @@ import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { createHttpApp } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
+import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { preview } from "../../lib/preview.ts";
 import type { PushClient } from "./push_client.ts";
 import { PushError } from "./push_error.ts";
@@ -50,10 +51,7 @@ export function createNotifierApp(options: NotifierAppOptions): Hono {
   app.get("/", (c) => c.text(NOTIFIER_USAGE));
   app.all("/note/*", async (c) => {
     if (c.req.method !== "GET") {
-      c.header("Allow", "GET");
-      throw new HTTPException(405, {
-        message: `Method ${c.req.method} not allowed: ${NOTIFIER_USAGE}`,
-      });
+      return methodNotAllowed(c, ["GET"], { hint: NOTIFIER_USAGE });
     }
     // The raw path, so that an encoded slash stays inside its segment and an
     // encoded dot segment (`%2e%2e`) is text, not a step up.

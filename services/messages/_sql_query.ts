@@ -75,10 +75,10 @@ export function sqlQuery(query: MessageQuery, dialect: SqlDialect): SqlQuery {
     conditions.push(`id <= ${param(filter.idMax)}`);
   }
   if (filter.q !== undefined) {
-    const needle = param(filter.q);
+    // A parameter per use: SQLite's "?" are numbered by position.
     conditions.push(
-      `(${dialect.contains("author", needle)} OR ${
-        dialect.contains("message", needle)
+      `(${dialect.contains("author", param(filter.q))} OR ${
+        dialect.contains("message", param(filter.q))
       })`,
     );
   }

@@ -1,0 +1,253 @@
+/**
+ * The `messages` role on a real PostgreSQL through `main.ts`: start-up failure,
+ * several processes on one database (concurrent creates, a table created by
+ * processes starting together, tags moved by another process's writes) and the
+ * database going away and coming back.
+ */
+import assert from "node:assert/strict";
+import { freePort, type MainProcess, startMain } from "./_helpers.ts";
+import { requirePostgres, startPostgres } from "./_postgres.ts";
+
+const PATH = "/api/message/resource";
+const postgres = requirePostgres();
+
+async function startMessages(
+  env: Record<string, string>,
+): Promise<{ main: MainProcess; base: string }> {
+  const main = startMain(["messages"], {
+    env: { MESSAGES_HOST: "127.0.0.1", MESSAGES_PORT: "0", ...env },
+  });
+  const line = await main.waitFor(/messages listening on http:\/\/\S+/, 60_000);
+  return { main, base: `${/http:\/\/\S+/.exec(line)![0]}${PATH}` };
+}
+
+interface Stored {
+  id: number;
+  author: string;
+  message: string;
+}
+
+Deno.test("messages exits 1 with one ERROR naming MESSAGES_DB, password masked, when PostgreSQL cannot be reached", async () => {
+  const password = "hunter2-very-secret";
+  const db = `postgres://app:${password}@127.0.0.1:${freePort()}/app`;
+  const main = startMain(["messages"], {
+    env: { MESSAGES_PORT: "0", MESSAGES_DB: db },
+  });
+  assert.equal(await main.exited(), 1);
+  const output = [...main.stdout, ...main.stderr];
+  const errors = output.filter((line) => line.includes("[ERROR]"));
+  assert.equal(errors.length, 1, output.join("\n"));
+  assert.match(
+    errors[0]!,
+    /Cannot start messages: Cannot open MESSAGES_DB "postgres:\/\/app:\*\*\*@127\.0\.0\.1:\d+\/app": .*ECONNREFUSED/,
+  );
+  assert.ok(!output.join("\n").includes(password), output.join("\n"));
+});
+
+Deno.test({
+  name:
+    "three messages processes on one PostgreSQL database: 3,000 concurrent creates get ids 1..3000, each listed once",
+  ignore: postgres.ignore,
+  async fn(t) {
+    assert.ok(postgres.bin, "PostgreSQL is required when CI=true");
+    const pg = await startPostgres(postgres.bin);
+    const mains: MainProcess[] = [];
+    try {
+      const url = await pg.createDatabase("shared");
+      // Started together on an empty database: each sets up the table.
+      const started = await Promise.all(
+        [0, 1, 2].map(() => startMessages({ MESSAGES_DB: url })),
+      );
+      mains.push(...started.map((s) => s.main));
+      const bases = started.map((s) => s.base);
+
+      await t.step("3,000 concurrent creates over the three", async () => {
+        const statuses = new Map<number, number>();
+        const created = await Promise.all(
+          Array.from({ length: 3000 }, async (_, i) => {
+            const response = await fetch(bases[i % 3]!, {
+              method: "POST",
+              body: JSON.stringify({ author: `p${i % 3}`, message: `n${i}` }),
+            });
+            statuses.set(
+              response.status,
+              (statuses.get(response.status) ?? 0) + 1,
+            );
+            return await response.json() as Stored;
+          }),
+        );
+        assert.deepEqual([...statuses], [[201, 3000]]);
+        const ids = created.map((r) => r.id).sort((a, b) => a - b);
+        assert.deepEqual(ids, Array.from({ length: 3000 }, (_, i) => i + 1));
+        const byMessage = new Map(created.map((r) => [r.message, r]));
+        for (const base of bases) {
+          const listed = await (await fetch(base)).json() as Stored[];
+          assert.equal(listed.length, 3000);
+          assert.deepEqual(listed.map((r) => r.id), ids);
+          for (const record of listed) {
+            assert.deepEqual(byMessage.get(record.message), record);
+          }
+        }
+        const total = await fetch(`${bases[1]}?_limit=1`);
+        assert.equal(total.headers.get("x-total-count"), "3000");
+        await total.body?.cancel();
+      });
+
+      await t.step(
+        "a write through one process changes the tags of the others",
+        async () => {
+          const tagOf = async (url: string) => {
+            const response = await fetch(url);
+            await response.body?.cancel();
+            return response.headers.get("etag")!;
+          };
+          const listTag = await tagOf(bases[1]!);
+          const pageTag = await tagOf(`${bases[2]}?_sort=-id&_limit=5`);
+          const itemTag = await tagOf(`${bases[2]}/7`);
+          const patched = await fetch(`${bases[0]}/7`, {
+            method: "PATCH",
+            body: JSON.stringify({ message: "changed elsewhere" }),
+          });
+          assert.equal(patched.status, 200);
+          await patched.body?.cancel();
+          const created = await fetch(bases[0]!, {
+            method: "POST",
+            body: JSON.stringify({ author: "x", message: "3001" }),
+          });
+          assert.equal((await created.json()).id, 3001);
+          // The other processes learn of it by a notification: within moments.
+          const deadline = Date.now() + 5000;
+          while (
+            await tagOf(`${bases[2]}/7`) === itemTag && Date.now() < deadline
+          ) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          const item = await fetch(`${bases[2]}/7`, {
+            headers: { "if-none-match": itemTag },
+          });
+          assert.equal(item.status, 200);
+          assert.equal((await item.json()).message, "changed elsewhere");
+          assert.notEqual(await tagOf(bases[1]!), listTag);
+          const page = await fetch(`${bases[2]}?_sort=-id&_limit=5`, {
+            headers: { "if-none-match": pageTag },
+          });
+          assert.equal(page.status, 200);
+          assert.equal((await page.json())[0].id, 3001);
+        },
+      );
+
+      await t.step("a write by another tool shows too", async () => {
+        await pg.psql(
+          "UPDATE messages SET author = 'psql' WHERE id = 1",
+          "shared",
+        );
+        const deadline = Date.now() + 5000;
+        let author = "";
+        while (author !== "psql" && Date.now() < deadline) {
+          author = (await (await fetch(`${bases[1]}/1`)).json()).author;
+          if (author !== "psql") {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+        }
+        assert.equal(author, "psql");
+      });
+    } finally {
+      for (const main of mains) assert.equal(await main.stop(), 0);
+      await pg.stop();
+    }
+    const output = mains.flatMap((m) => [...m.stdout, ...m.stderr]).join("\n");
+    assert.ok(!output.includes(pg.password));
+  },
+});
+
+Deno.test({
+  name:
+    "messages on PostgreSQL answers 503 while the database is down, recovers by itself, and loses nothing acknowledged",
+  ignore: postgres.ignore,
+  async fn() {
+    assert.ok(postgres.bin, "PostgreSQL is required when CI=true");
+    const pg = await startPostgres(postgres.bin);
+    let main: MainProcess | undefined;
+    try {
+      const url = await pg.createDatabase("outage");
+      const started = await startMessages({ MESSAGES_DB: url });
+      main = started.main;
+      const base = started.base;
+      const acknowledged: Stored[] = [];
+      const unavailable: unknown[] = [];
+      const others: number[] = [];
+      let n = 0;
+      let running = true;
+      const writer = async () => {
+        while (running) {
+          const message = `m${n++}`;
+          try {
+            const response = await fetch(base, {
+              method: "POST",
+              body: JSON.stringify({ author: "w", message }),
+            });
+            const body = await response.json();
+            if (response.status === 201) acknowledged.push(body);
+            else if (response.status === 503) {
+              unavailable.push(body);
+              assert.ok(response.headers.get("retry-after"));
+            } else others.push(response.status);
+          } catch (error) {
+            others.push(-1);
+            throw error;
+          }
+          if (unavailable.length > 0) {
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+        }
+      };
+      const writers = Array.from({ length: 4 }, writer);
+      const waitFor = async (check: () => boolean, what: string) => {
+        const deadline = Date.now() + 20_000;
+        while (!check()) {
+          if (Date.now() > deadline) throw new Error(`No ${what} in 20 s`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      };
+      await waitFor(() => acknowledged.length >= 50, "creates");
+      await pg.pause();
+      const before = acknowledged.length;
+      await waitFor(() => unavailable.length >= 5, "503 answers");
+      const read = await fetch(`${base}?_page=1`);
+      assert.equal(read.status, 503);
+      const readBody = await read.json();
+      assert.deepEqual(Object.keys(readBody), ["message"]);
+      assert.match(readBody.message, /^Database unavailable/);
+      await pg.resume();
+      await waitFor(
+        () => acknowledged.length >= before + 50,
+        "creates after the restart",
+      );
+      running = false;
+      await Promise.all(writers);
+      assert.deepEqual(others, []);
+      for (const body of unavailable) {
+        assert.deepEqual(Object.keys(body as object), ["message"]);
+      }
+      const listed = await (await fetch(base)).json() as Stored[];
+      const byId = new Map(listed.map((r) => [r.id, r]));
+      for (const record of acknowledged) {
+        assert.deepEqual(byId.get(record.id), record);
+      }
+      const ids = listed.map((r) => r.id);
+      assert.deepEqual(
+        ids,
+        Array.from({ length: ids.length }, (_, i) => i + 1),
+      );
+      assert.ok(
+        main.stderr.some((line) =>
+          /\[WARNING\] create answered 503/.test(line)
+        ),
+      );
+      assert.ok(!main.stderr.join("\n").includes(pg.password));
+    } finally {
+      if (main) assert.equal(await main.stop(), 0);
+      await pg.stop();
+    }
+  },
+});

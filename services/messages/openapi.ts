@@ -100,7 +100,11 @@ const listParameters = [
   queryParameter(
     "_order",
     "asc or desc for each _sort field, comma-separated, any case",
-    { type: "string", pattern: "^((?i)asc|desc)?(,((?i)asc|desc)?)*$" },
+    {
+      type: "string",
+      pattern:
+        "^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])?(,([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])?)*$",
+    },
   ),
   queryParameter("id", "Exact id; repeated means any of them", {
     type: "array",

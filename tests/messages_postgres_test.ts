@@ -46,6 +46,35 @@ Deno.test("messages exits 1 with one ERROR naming MESSAGES_DB, password masked, 
 
 Deno.test({
   name:
+    "messages exits 1 without showing the password when PostgreSQL refuses it",
+  ignore: postgres.ignore,
+  async fn() {
+    assert.ok(postgres.bin, "PostgreSQL is required when CI=true");
+    const pg = await startPostgres(postgres.bin);
+    try {
+      const wrong = "not-the-Password-42";
+      const db = pg.url().replace(encodeURIComponent(pg.password), wrong);
+      const main = startMain(["messages"], {
+        env: { MESSAGES_PORT: "0", MESSAGES_DB: db },
+      });
+      assert.equal(await main.exited(), 1);
+      const output = [...main.stdout, ...main.stderr].join("\n");
+      const errors = output.split("\n").filter((l) => l.includes("[ERROR]"));
+      assert.equal(errors.length, 1, output);
+      assert.match(
+        errors[0]!,
+        /Cannot open MESSAGES_DB "postgres:\/\/homewire:\*\*\*@127\.0\.0\.1:\d+\/postgres": .*password authentication failed/,
+      );
+      assert.ok(!output.includes(wrong), output);
+      assert.ok(!output.includes(pg.password), output);
+    } finally {
+      await pg.stop();
+    }
+  },
+});
+
+Deno.test({
+  name:
     "three messages processes on one PostgreSQL database: 3,000 concurrent creates get ids 1..3000, each listed once",
   ignore: postgres.ignore,
   async fn(t) {

@@ -98,7 +98,8 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   // read through Hono and this cache costs about a microsecond in process). The list
   // has a cache of its own: no path segment may ever hit its entry.
   const revision = () => store.revision();
-  const listCache = createJsonCache(revision);
+  // Query answers are up to 1000 records each: fewer of them are kept.
+  const listCache = createJsonCache(revision, 256);
   const itemCache = createJsonCache(revision);
   const renderList = () => then(store.list(), (body) => ({ body }));
   // A list query is cached by its whole URL (its Link header names it).
@@ -125,8 +126,7 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
     if (search < 0 || search === url.length - 1) {
       return then(answer(c, listCache.get("list", renderList)), (r) => r!);
     }
-    // Malformed parameters answer 400 before the cache is asked.
-    parseListQuery(new URL(url).searchParams);
+    // A malformed query throws its 400 from the render, so it is never cached.
     return then(answer(c, listCache.get(url, renderQuery)), (r) => r!);
   });
 

@@ -180,6 +180,38 @@ Deno.test({
         }
         assert.equal(author, "psql");
       });
+
+      await t.step(
+        "ids stay within 2^53 − 1: 507 past it, larger ones not served",
+        async () => {
+          await pg.psql(
+            `INSERT INTO messages VALUES
+             (${Number.MAX_SAFE_INTEGER}, 'edge', 'largest'),
+             (${Number.MAX_SAFE_INTEGER + 2}, 'beyond', 'unreadable')`,
+            "shared",
+          );
+          const full = await fetch(bases[0]!, {
+            method: "POST",
+            body: JSON.stringify({ author: "a", message: "b" }),
+          });
+          assert.equal(full.status, 507);
+          assert.match((await full.json()).message, /^No message id is left/);
+          const deadline = Date.now() + 5000;
+          let top: Stored[] = [];
+          while (Date.now() < deadline) {
+            top = await (await fetch(`${bases[2]}?_sort=-id&_limit=1`)).json();
+            if (top[0]?.id === Number.MAX_SAFE_INTEGER) break;
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          assert.deepEqual(top, [{
+            id: Number.MAX_SAFE_INTEGER,
+            author: "edge",
+            message: "largest",
+          }]);
+          const listed = await (await fetch(bases[1]!)).json() as Stored[];
+          assert.ok(!listed.some((r) => r.author === "beyond"));
+        },
+      );
     } finally {
       for (const main of mains) assert.equal(await main.stop(), 0);
       await pg.stop();

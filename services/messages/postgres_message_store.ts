@@ -291,17 +291,35 @@ export function scrub(text: string, url: string): string {
  * ```
  */
 export function maskPassword(url: string): string {
-  const password = passwordOf(url);
-  if (password === "") return url;
-  const at = url.lastIndexOf("@");
-  const start = url.lastIndexOf(":", at);
-  return `${url.slice(0, start + 1)}***${url.slice(at)}`;
+  const found = userInfo(url);
+  if (found === undefined || found.password === "") return url;
+  return `${url.slice(0, found.passwordStart)}***${url.slice(found.at)}`;
 }
 
 function passwordOf(url: string): string {
-  const match = /^[a-z]+:\/\/[^/@]*?:([^/@]*)@/i.exec(url) ??
-    /^[a-z]+:\/\/[^/]*:(.*)@[^@/]*(\/|$)/i.exec(url);
-  return match?.[1] ?? "";
+  return userInfo(url)?.password ?? "";
+}
+
+/**
+ * Where the password of `scheme://user:password@host/…` lies: between the first
+ * colon after `//` and the last `@` before the query string (a password may hold
+ * unescaped `:` or `@`).
+ */
+function userInfo(
+  url: string,
+): { password: string; passwordStart: number; at: number } | undefined {
+  const slashes = url.indexOf("//");
+  if (slashes < 0) return undefined;
+  const query = url.indexOf("?");
+  const at = url.lastIndexOf("@", query < 0 ? url.length : query);
+  if (at < slashes) return undefined;
+  const colon = url.indexOf(":", slashes);
+  if (colon < 0 || colon > at) return undefined;
+  return {
+    password: url.slice(colon + 1, at),
+    passwordStart: colon + 1,
+    at,
+  };
 }
 
 function safeDecode(text: string): string {

@@ -212,6 +212,27 @@ Deno.test({
           assert.ok(!listed.some((r) => r.author === "beyond"));
         },
       );
+
+      await t.step(
+        "a user who may only use the table starts on it",
+        async () => {
+          await pg.psql(
+            `CREATE ROLE clerk LOGIN PASSWORD 'clerk-pw';
+           GRANT SELECT, INSERT, UPDATE, DELETE ON messages TO clerk;`,
+            "shared",
+          );
+          await pg.psql("DELETE FROM messages WHERE id > 3001", "shared");
+          const clerkUrl = url.replace(/\/\/[^@]*@/, "//clerk:clerk-pw@");
+          const clerk = await startMessages({ MESSAGES_DB: clerkUrl });
+          mains.push(clerk.main);
+          const created = await fetch(clerk.base, {
+            method: "POST",
+            body: JSON.stringify({ author: "clerk", message: "hello" }),
+          });
+          assert.equal(created.status, 201);
+          assert.equal((await created.json()).id, 3002);
+        },
+      );
     } finally {
       for (const main of mains) assert.equal(await main.stop(), 0);
       await pg.stop();

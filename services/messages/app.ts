@@ -26,7 +26,8 @@ import {
   type JsonText,
   noneMatchHits,
 } from "./_json_cache.ts";
-import { pageLinks, parseListQuery } from "./list_query.ts";
+import { parseListQuery } from "./list_query.ts";
+import { pageLinks } from "./page_links.ts";
 import { messagesOpenApi, OPENAPI_PATH } from "./openapi.ts";
 import { unavailableWhenBusy } from "./_unavailable_when_busy.ts";
 

@@ -12,12 +12,8 @@ import { errorText } from "../../lib/log.ts";
 import { createMessagesApp } from "./app.ts";
 import type { MessageStore } from "./message_store.ts";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";
-import {
-  isPostgresUrl,
-  maskPassword,
-  openPostgresMessageStore,
-  scrub,
-} from "./postgres_message_store.ts";
+import { openPostgresMessageStore } from "./postgres_message_store.ts";
+import { isPostgresUrl, maskPassword, scrub } from "./_database_url.ts";
 
 /** The `messages` role descriptor. */
 export const messagesRole = defineRole({

@@ -1,9 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  isPostgresUrl,
-  maskPassword,
-  scrub,
-} from "./postgres_message_store.ts";
+import { isPostgresUrl, maskPassword, scrub } from "./_database_url.ts";
 
 Deno.test("maskPassword() replaces the password of a URL with ***", () => {
   assert.equal(

@@ -21,6 +21,64 @@ async function startMessages(
   return { main, base: `${/http:\/\/\S+/.exec(line)![0]}${PATH}` };
 }
 
+/**
+ * A TCP relay to PostgreSQL that can stop passing anything on without closing a
+ * connection (a host gone from the network), and later drop every connection it
+ * held (the network back, the old sessions dead).
+ */
+function startRelay(target: number) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const open = new Set<Deno.Conn>();
+  let frozen = false;
+  const pump = async (from: Deno.Conn, to: Deno.Conn) => {
+    const buffer = new Uint8Array(64 * 1024);
+    try {
+      while (true) {
+        const n = await from.read(buffer);
+        if (n === null) break;
+        if (frozen) continue; // swallowed: the peer waits for ever
+        for (let sent = 0; sent < n;) {
+          sent += await to.write(buffer.subarray(sent, n));
+        }
+      }
+    } catch {
+      // closed
+    }
+    for (const conn of [from, to]) {
+      if (open.delete(conn)) conn.close();
+    }
+  };
+  const accepting = (async () => {
+    for await (const inbound of listener) {
+      open.add(inbound);
+      if (frozen) continue; // accepted, never answered
+      const outbound = await Deno.connect({
+        hostname: "127.0.0.1",
+        port: target,
+      });
+      open.add(outbound);
+      void pump(inbound, outbound);
+      void pump(outbound, inbound);
+    }
+  })().catch(() => {});
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    freeze: () => {
+      frozen = true;
+    },
+    thaw: () => {
+      frozen = false;
+      for (const conn of open) conn.close();
+      open.clear();
+    },
+    async close() {
+      listener.close();
+      for (const conn of open) conn.close();
+      await accepting;
+    },
+  };
+}
+
 interface Stored {
   id: number;
   author: string;
@@ -42,6 +100,39 @@ Deno.test("messages exits 1 with one ERROR naming MESSAGES_DB, password masked, 
     /Cannot start messages: Cannot open MESSAGES_DB "postgres:\/\/app:\*\*\*@127\.0\.0\.1:\d+\/app": .*ECONNREFUSED/,
   );
   assert.ok(!output.join("\n").includes(password), output.join("\n"));
+});
+
+Deno.test("messages exits 1 naming MESSAGES_DB when the database accepts connections but never answers", async () => {
+  // A stand-in for a host that stopped answering: it takes the connection and
+  // says nothing.
+  const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of silent) held.push(conn);
+  })();
+  try {
+    const password = "quiet-secret";
+    const { port } = silent.addr as Deno.NetAddr;
+    const started = Date.now();
+    const main = startMain(["messages"], {
+      env: {
+        MESSAGES_PORT: "0",
+        MESSAGES_DB: `postgres://app:${password}@127.0.0.1:${port}/app`,
+      },
+    });
+    assert.equal(await main.exited(), 1);
+    assert.ok(Date.now() - started < 30_000);
+    const output = [...main.stdout, ...main.stderr].join("\n");
+    assert.match(
+      output,
+      /\[ERROR\] Cannot start messages: Cannot open MESSAGES_DB "postgres:\/\/app:\*\*\*@127\.0\.0\.1:\d+\/app": .*(did not answer|CONNECT_TIMEOUT)/,
+    );
+    assert.ok(!output.includes(password));
+  } finally {
+    silent.close();
+    for (const conn of held) conn.close();
+    await accepting.catch(() => {});
+  }
 });
 
 Deno.test({
@@ -329,6 +420,61 @@ Deno.test({
       assert.ok(!main.stderr.join("\n").includes(pg.password));
     } finally {
       if (main) assert.equal(await main.stop(), 0);
+      await pg.stop();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "messages on PostgreSQL answers 503 within seconds when the database stops answering, and recovers",
+  ignore: postgres.ignore,
+  async fn() {
+    assert.ok(postgres.bin, "PostgreSQL is required when CI=true");
+    const pg = await startPostgres(postgres.bin);
+    const relay = startRelay(pg.port);
+    let main: MainProcess | undefined;
+    try {
+      await pg.createDatabase("silent");
+      const db = pg.url("silent").replace(`:${pg.port}/`, `:${relay.port}/`);
+      const started = await startMessages({ MESSAGES_DB: db });
+      main = started.main;
+      const create = (message: string) =>
+        fetch(started.base, {
+          method: "POST",
+          body: JSON.stringify({ author: "a", message }),
+        });
+      const first = await create("before");
+      assert.equal(first.status, 201);
+      await first.body?.cancel();
+
+      relay.freeze();
+      const since = Date.now();
+      const stuck = await create("during");
+      assert.equal(stuck.status, 503);
+      assert.match((await stuck.json()).message, /^Database unavailable/);
+      const waited = Date.now() - since;
+      assert.ok(waited >= 5_000 && waited < 20_000, `${waited} ms`);
+
+      relay.thaw();
+      const deadline = Date.now() + 20_000;
+      let status = 0;
+      while (status !== 201 && Date.now() < deadline) {
+        const again = await create("after");
+        status = again.status;
+        await again.body?.cancel();
+        if (status !== 201) {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+      assert.equal(status, 201);
+      const listed = await (await fetch(started.base)).json() as Stored[];
+      assert.deepEqual(listed.at(0)?.message, "before");
+      assert.deepEqual(listed.at(-1)?.message, "after");
+      assert.ok(!main.stderr.join("\n").includes(pg.password));
+    } finally {
+      if (main) assert.equal(await main.stop(), 0);
+      await relay.close();
       await pg.stop();
     }
   },

@@ -94,6 +94,13 @@ export interface PostgresMessageStoreOptions {
   connectTimeoutSeconds?: number;
   /** How long, in ms, to wait before listening again after losing the listener. @default 1000 */
   relistenMs?: number;
+  /**
+   * How long, in ms, a call (and the set-up at start) may wait for the database
+   * before it is given up as unavailable: a server that stopped answering without
+   * closing its connections (a host gone from the network) would hold the
+   * request for minutes. @default 10000
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -132,6 +139,7 @@ export async function openPostgresMessageStore(
     max: options.maxConnections ?? 10,
     idle_timeout: 60,
   });
+  const timeoutMs = options.timeoutMs ?? 10_000;
   try {
     // Only what is missing is created: a user who may use the table but not
     // create objects starts on a database set up before.
@@ -139,12 +147,13 @@ export async function openPostgresMessageStore(
       const [row] = await db.unsafe(MISSING);
       return SETUP.filter((_, i) => row?.[String(i)] === true);
     };
-    if ((await missing(sql)).length > 0) {
+    await withDeadline(async () => {
+      if ((await missing(sql)).length === 0) return;
       await sql.begin(async (tx) => {
         await tx`SELECT pg_advisory_xact_lock(${LOCK_KEY})`;
         for (const [, create] of await missing(tx)) await tx.unsafe(create);
       });
-    }
+    }, timeoutMs);
   } catch (error) {
     await sql.end({ timeout: 0 });
     throw new Error(
@@ -193,7 +202,7 @@ export async function openPostgresMessageStore(
 
   const run = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
-      return await work();
+      return await withDeadline(work, timeoutMs);
     } catch (error) {
       if (!isUnreachable(error)) throw error;
       throw new MessageStoreUnavailableError(
@@ -272,6 +281,28 @@ export async function openPostgresMessageStore(
   };
 }
 
+/** `work()`, or a rejection with code `TIMEOUT` once `ms` have passed. */
+async function withDeadline<T>(work: () => Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          Object.assign(
+            new Error(`PostgreSQL did not answer within ${ms} ms`),
+            { code: "TIMEOUT" },
+          ),
+        ),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function row(value: Record<string, unknown>): Message {
   return {
     id: Number(value.id),
@@ -281,15 +312,16 @@ function row(value: Record<string, unknown>): Message {
 }
 
 /**
- * Connection failures and the server going away: refused, reset, timed out,
- * closed, and SQLSTATE classes 08 (connection exception), 57P0x (shutting down,
+ * Connection failures and the server going away: refused, reset, timed out
+ * (ours or the driver's), closed, and SQLSTATE classes 08 (connection exception), 57P0x (shutting down,
  * starting up) and 53300 (too many connections).
  */
 function isUnreachable(error: unknown): boolean {
   const code = String((error as { code?: unknown } | null)?.code ?? "");
-  return /^(E[A-Z]+|CONNECT(ION)?_[A-Z_]+|08[0-9A-Z]{3}|57P0[1-4]|53300)$/.test(
-    code,
-  );
+  return /^(E[A-Z]+|TIMEOUT|CONNECT(ION)?_[A-Z_]+|08[0-9A-Z]{3}|57P0[1-4]|53300)$/
+    .test(
+      code,
+    );
 }
 
 function errorMessage(error: unknown): string {

@@ -280,3 +280,43 @@ Deno.test({
     }
   },
 });
+
+Deno.test("messages on one SQLite file: a write through one process changes the other's tags", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "messages-query-" });
+  const db = `${dir}/m.sqlite3`;
+  const a = await startMessages({ MESSAGES_DB: db });
+  const b = await startMessages({ MESSAGES_DB: db });
+  try {
+    const tagOf = async (url: string, headers: Record<string, string> = {}) => {
+      const response = await fetch(url, { headers });
+      await response.body?.cancel();
+      return { status: response.status, etag: response.headers.get("etag") };
+    };
+    const created = await fetch(a.base, {
+      method: "POST",
+      body: JSON.stringify({ author: "Ada", message: "one" }),
+    });
+    assert.equal(created.status, 201);
+    await created.body?.cancel();
+    const paths = ["", "?_page=1&_limit=5", "/1"];
+    const before = await Promise.all(paths.map((p) => tagOf(`${b.base}${p}`)));
+    const patched = await fetch(`${a.base}/1`, {
+      method: "PATCH",
+      body: JSON.stringify({ message: "two" }),
+    });
+    assert.equal(patched.status, 200);
+    await patched.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const [i, path] of paths.entries()) {
+      const after = await tagOf(`${b.base}${path}`, {
+        "if-none-match": before[i]!.etag!,
+      });
+      assert.equal(after.status, 200, path);
+      assert.notEqual(after.etag, before[i]!.etag, path);
+    }
+  } finally {
+    assert.equal(await a.main.stop(), 0);
+    assert.equal(await b.main.stop(), 0);
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -693,3 +693,61 @@ Deno.test("createMessagesApp() answers list queries with X-Total-Count and Link"
   assert.equal(head.headers.get("x-total-count"), "9");
   assert.ok(Number(head.headers.get("content-length")) > 0);
 });
+
+Deno.test("createMessagesApp() serves a store that answers with promises", async () => {
+  const inner = openSqliteMessageStore(":memory:");
+  const later = <T>(value: () => T) =>
+    new Promise<T>((resolve, reject) =>
+      setTimeout(() => {
+        try {
+          resolve(value());
+        } catch (error) {
+          reject(error);
+        }
+      }, 1)
+    );
+  const store: MessageStore = {
+    list: () => later(() => inner.list()),
+    query: (query) => later(() => inner.query(query)),
+    get: (id) => later(() => inner.get(id)),
+    create: (fields) => later(() => inner.create(fields)),
+    update: (id, fields) => later(() => inner.update(id, fields)),
+    delete: (id) => later(() => inner.delete(id)),
+    revision: () => inner.revision(),
+    close: () => inner.close(),
+  };
+  const app = createMessagesApp({ store, log: createMemoryLog() });
+  const call = (method: string, path: string, body?: unknown) =>
+    app.request(`${BASE}${path}`, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  try {
+    const created = await call("POST", "", ADA);
+    assert.equal(created.status, 201);
+    assert.deepEqual(await created.json(), { id: 1, ...ADA });
+    const read = await call("GET", "/1");
+    assert.deepEqual(await read.json(), { id: 1, ...ADA });
+    const again = await app.request(`${BASE}/1`, {
+      headers: { "if-none-match": read.headers.get("etag")! },
+    });
+    assert.equal(again.status, 304);
+    await expectError(await call("GET", "/2"), 404);
+    const page = await call("GET", "?_page=1&_limit=1&q=hel");
+    assert.equal(page.headers.get("x-total-count"), "1");
+    assert.deepEqual(await page.json(), [{ id: 1, ...ADA }]);
+    await expectError(await call("GET", "?_sort=nope"), 400);
+    const head = await call("HEAD", "");
+    assert.equal(
+      head.headers.get("content-length"),
+      String(JSON.stringify([{ id: 1, ...ADA }]).length),
+    );
+    const patched = await call("PATCH", "/1", { author: "Bob" });
+    assert.deepEqual(await patched.json(), { author: "Bob", message: "Hello" });
+    assert.equal((await call("DELETE", "/1")).status, 204);
+    await expectError(await call("DELETE", "/1"), 404);
+    assert.deepEqual(await (await call("GET", "")).json(), []);
+  } finally {
+    inner.close();
+  }
+});

@@ -198,7 +198,8 @@ export async function openPostgresMessageStore(
       scheduleListen();
     }
   };
-  await listen();
+  // A listener that does not come up in time leaves the cache off until it does.
+  await withDeadline(listen, timeoutMs).catch(() => {});
 
   const run = async <T>(work: () => Promise<T>): Promise<T> => {
     try {

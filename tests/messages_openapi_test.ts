@@ -37,7 +37,13 @@ Deno.test("messages serves a valid OpenAPI 3.1 document of its live routes", asy
     const response = await fetch(`${origin}/openapi.json`);
     assert.equal(response.status, 200);
     assert.match(response.headers.get("content-type")!, /application\/json/);
-    const document = await response.json() as Document;
+    const text = await response.text();
+    const document = JSON.parse(text) as Document;
+    const head = await fetch(`${origin}/openapi.json`, { method: "HEAD" });
+    assert.equal(
+      head.headers.get("content-length"),
+      String(new TextEncoder().encode(text).length),
+    );
 
     await t.step(
       "the validator finds it a valid OpenAPI 3.1 document",

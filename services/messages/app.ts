@@ -174,7 +174,14 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   });
 
   const openApi = JSON.stringify(messagesOpenApi());
-  app.get(OPENAPI_PATH, (c) => c.body(openApi, 200, JSON_TYPE));
+  const openApiHead = {
+    ...JSON_TYPE,
+    "content-length": String(new TextEncoder().encode(openApi).length),
+  };
+  app.get(OPENAPI_PATH, (c) =>
+    new Response(openApi, {
+      headers: c.req.method === "HEAD" ? openApiHead : JSON_TYPE,
+    }));
 
   return app;
 }

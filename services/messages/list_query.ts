@@ -170,13 +170,16 @@ function paging(
 
 function parseSort(params: URLSearchParams): SortKey[] {
   const sort = params.get("_sort");
-  if (sort === null || sort === "") return [{ field: "id", descending: false }];
   const orders = (params.get("_order") ?? "").split(",").map((order) => {
     const value = order.trim().toLowerCase();
     if (value === "asc" || value === "") return false;
     if (value === "desc") return true;
     throw invalid("_order", params.get("_order")!, 'expected "asc" or "desc"');
   });
+  // `_order` alone orders the default key.
+  if (sort === null || sort === "") {
+    return [{ field: "id", descending: orders[0] ?? false }];
+  }
   return sort.split(",").map((name, i) => {
     const trimmed = name.trim();
     const minus = trimmed.startsWith("-");

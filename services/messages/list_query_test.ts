@@ -72,6 +72,11 @@ Deno.test("parseListQuery() reads the sort forms", async (t) => {
       { field: "message", descending: false },
     ]);
   });
+  await t.step("_order alone orders the default id", () => {
+    assert.deepEqual(parse("_order=desc").query.sort, [
+      { field: "id", descending: true },
+    ]);
+  });
   await t.step("a leading minus sorts descending (v1 style)", () => {
     assert.deepEqual(parse("_sort=-id,author").query.sort, [
       { field: "id", descending: true },
@@ -128,6 +133,7 @@ Deno.test("parseListQuery() answers 400 naming a malformed parameter", () => {
   assertBadRequest("_sort=nope", "_sort");
   assertBadRequest("_sort=-", "_sort");
   assertBadRequest("_sort=id&_order=up", "_order");
+  assertBadRequest("_order=up", "_order");
   assertBadRequest("id=one", "id");
   assertBadRequest("id_gte=1.5", "id_gte");
   assertBadRequest("id_lte=x", "id_lte");

@@ -99,7 +99,7 @@ const listParameters = [
   ),
   queryParameter(
     "_order",
-    "asc or desc for each _sort field, comma-separated, any case",
+    "asc or desc for each _sort field, comma-separated, any case; alone, for id",
     {
       type: "string",
       pattern:

@@ -335,27 +335,31 @@ Deno.test({
 
 Deno.test({
   name:
-    "messages on PostgreSQL answers 503 while the database is down, recovers by itself, and loses nothing acknowledged",
+    "three messages processes on PostgreSQL answer 503 while it is down, recover by themselves, and lose nothing acknowledged",
   ignore: postgres.ignore,
   async fn() {
     assert.ok(postgres.bin, "PostgreSQL is required when CI=true");
     const pg = await startPostgres(postgres.bin);
-    let main: MainProcess | undefined;
+    const mains: MainProcess[] = [];
     try {
       const url = await pg.createDatabase("outage");
-      const started = await startMessages({ MESSAGES_DB: url });
-      main = started.main;
-      const base = started.base;
+      const started = await Promise.all(
+        [0, 1, 2].map(() => startMessages({ MESSAGES_DB: url })),
+      );
+      mains.push(...started.map((s) => s.main));
+      const bases = started.map((s) => s.base);
       const acknowledged: Stored[] = [];
       const unavailable: unknown[] = [];
       const others: number[] = [];
       let n = 0;
       let running = true;
-      const writer = async () => {
+      const writer = async (_: unknown, w: number) => {
         while (running) {
           const message = `m${n++}`;
           try {
-            const response = await fetch(base, {
+            // The third process only reads: its cache must learn of the
+            // others' writes, across the outage too.
+            const response = await fetch(bases[w % 2]!, {
               method: "POST",
               body: JSON.stringify({ author: "w", message }),
             });
@@ -374,7 +378,7 @@ Deno.test({
           }
         }
       };
-      const writers = Array.from({ length: 4 }, writer);
+      const writers = Array.from({ length: 6 }, writer);
       const waitFor = async (check: () => boolean, what: string) => {
         const deadline = Date.now() + 20_000;
         while (!check()) {
@@ -383,10 +387,12 @@ Deno.test({
         }
       };
       await waitFor(() => acknowledged.length >= 50, "creates");
+      const cached = await (await fetch(bases[2]!)).json() as Stored[];
+      assert.ok(cached.length >= 50);
       await pg.pause();
       const before = acknowledged.length;
       await waitFor(() => unavailable.length >= 5, "503 answers");
-      const read = await fetch(`${base}?_page=1`);
+      const read = await fetch(`${bases[1]}?_page=1`);
       assert.equal(read.status, 503);
       const readBody = await read.json();
       assert.deepEqual(Object.keys(readBody), ["message"]);
@@ -399,27 +405,47 @@ Deno.test({
       running = false;
       await Promise.all(writers);
       assert.deepEqual(others, []);
+      // The reader caches its list, then learns of a write elsewhere: it listens
+      // again after the restart.
+      await (await fetch(bases[2]!)).body?.cancel();
+      const last = await fetch(bases[0]!, {
+        method: "POST",
+        body: JSON.stringify({ author: "w", message: "last" }),
+      });
+      assert.equal(last.status, 201);
+      const lastRecord = await last.json() as Stored;
+      acknowledged.push(lastRecord);
+      const deadline = Date.now() + 5000;
+      let shown = false;
+      while (!shown && Date.now() < deadline) {
+        const listed = await (await fetch(bases[2]!)).json() as Stored[];
+        shown = listed.some((r) => r.id === lastRecord.id);
+        if (!shown) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.ok(shown, "the reader never listed the last record");
       for (const body of unavailable) {
         assert.deepEqual(Object.keys(body as object), ["message"]);
       }
-      const listed = await (await fetch(base)).json() as Stored[];
-      const byId = new Map(listed.map((r) => [r.id, r]));
-      for (const record of acknowledged) {
-        assert.deepEqual(byId.get(record.id), record);
+      // Each process, its cache included, lists every acknowledged record.
+      for (const base of bases) {
+        const listed = await (await fetch(base)).json() as Stored[];
+        const byId = new Map(listed.map((r) => [r.id, r]));
+        for (const record of acknowledged) {
+          assert.deepEqual(byId.get(record.id), record);
+        }
+        const ids = listed.map((r) => r.id);
+        assert.deepEqual(
+          ids,
+          Array.from({ length: ids.length }, (_, i) => i + 1),
+        );
       }
-      const ids = listed.map((r) => r.id);
-      assert.deepEqual(
-        ids,
-        Array.from({ length: ids.length }, (_, i) => i + 1),
-      );
+      const stderr = mains.flatMap((m) => m.stderr);
       assert.ok(
-        main.stderr.some((line) =>
-          /\[WARNING\] create answered 503/.test(line)
-        ),
+        stderr.some((line) => /\[WARNING\] create answered 503/.test(line)),
       );
-      assert.ok(!main.stderr.join("\n").includes(pg.password));
+      assert.ok(!stderr.join("\n").includes(pg.password));
     } finally {
-      if (main) assert.equal(await main.stop(), 0);
+      for (const main of mains) assert.equal(await main.stop(), 0);
       await pg.stop();
     }
   },

@@ -4,7 +4,9 @@
  * `Deno.serve` answering a fixed record (the limit of this machine), for list,
  * read-one and create (50 connections; after a 2 s warm-up of each, three 5 s rounds
  * with the targets taking turns, best round of each kept, so a drift of the machine's
- * speed favours no side); then a kill -9 check of the records written under load.
+ * speed favours no side); then a kill -9 check of the records written under load;
+ * then, on 100,000 records, the paged list on SQLite and the PostgreSQL section
+ * (see `_messages_large.ts`).
  *
  * @module
  */
@@ -20,6 +22,7 @@ import {
   spawnDeno,
   waitForHttp,
 } from "./_runner.ts";
+import { runLarge } from "./_messages_large.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const MAIN = `${ROOT}main.ts`;
@@ -105,6 +108,11 @@ export async function run(): Promise<void> {
       }
     }
     await checkKill9(ours, db, started);
+  } finally {
+    await Promise.all(started.splice(0).map((p) => p.stop()));
+  }
+  try {
+    await runLarge({ seconds: SECONDS, rounds: ROUNDS });
   } finally {
     await Promise.all(started.map((p) => p.stop()));
     await Deno.remove(dir, { recursive: true });

@@ -51,8 +51,53 @@ function generators(next: () => number) {
         );
     }
   };
+  // List queries: known parameters with odd values, unknown ones, escapes.
+  const query = () =>
+    Array.from({ length: 1 + int(4) }, () => {
+      const name = pick([
+        "_page",
+        "_limit",
+        "_per_page",
+        "_start",
+        "_end",
+        "_sort",
+        "_order",
+        "id",
+        "author",
+        "message",
+        "author_like",
+        "message_like",
+        "author_ne",
+        "id_ne",
+        "id_gte",
+        "id_lte",
+        "q",
+        ascii(1 + int(6)),
+      ]);
+      const value = pick([
+        "1",
+        "0",
+        "-1",
+        "1000",
+        "1001",
+        "9".repeat(1 + int(25)),
+        "1e3",
+        "abc",
+        "-id,author",
+        "ASC,desc",
+        "%",
+        "%00",
+        "%E6%97%A5",
+        "%ED%A0%80",
+        "",
+        encodeURIComponent(ascii(int(30))),
+      ]);
+      return `${name}=${value}`;
+    }).join("&");
   const path = () =>
     next() < 0.3 ? PATH : pick([
+      `${PATH}?${query()}`,
+      `${PATH}?${query()}`,
       PATH + pick(["", "/", "//", "/.", "/..", "/../healthz", "/%2e%2e"]),
       `${PATH}/${pick(["1", "2", "3", "0", "-1", "01", "1.5", "1e3"])}`,
       `${PATH}/${pick(["1", "2"])}${pick(["/", "/x", "?a=1", "#f", ";p"])}`,

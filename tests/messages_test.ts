@@ -121,7 +121,10 @@ Deno.test("messages role serves the contract's table over HTTP", async (t) => {
           [base, "POST", { author: 1, message: "b" }, 400],
           [`${base}/1`, "POST", { author: "a", message: null }, 400],
           [base, "POST", { author: "a", message: "x".repeat(70_000) }, 413],
-          [`${base}/1`, "PUT", { author: "a", message: "b" }, 405],
+          [base, "PUT", { author: "a", message: "b" }, 405],
+          [`${base}/1`, "PUT", { author: "a" }, 400],
+          [`${base}/1`, "PATCH", {}, 400],
+          [`${base}/2`, "PATCH", { author: "a" }, 404],
         ];
         for (const [target, method, body, status] of cases) {
           const response = await call(target, method, body);

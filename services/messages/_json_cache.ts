@@ -1,32 +1,50 @@
 /**
- * Serialized answers kept until the store's revision moves.
+ * Serialized answers, with their entity tags, kept until the store's revision moves.
  *
  * @module
  */
+import type { Awaitable } from "./message_store.ts";
 
-/** A JSON text ready to answer, with its length in bytes. */
+/** A JSON answer ready to send, with its length in bytes and its entity tag. */
 export interface JsonText {
   /** The JSON text. */
   readonly text: string;
   /** Its UTF-8 length, as `Content-Length` wants it. */
   readonly length: string;
+  /**
+   * A strong entity tag: a hash of the text and the extra headers, so equal
+   * answers carry equal tags in every process, and any change changes it.
+   */
+  readonly etag: string;
+  /** The headers of a 200 answer: `content-type`, `etag` and the extra ones. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
-/** A cache of JSON texts, emptied whenever `revision()` changes. */
+/** What a renderer gives: the value to serialize and extra answer headers. */
+export interface Rendered {
+  /** The value answered as JSON. */
+  body: unknown;
+  /** Headers sent with it (part of the entity tag). */
+  headers?: Record<string, string>;
+}
+
+/** A cache of JSON answers, emptied whenever `revision()` changes. */
 export interface JsonCache {
   /**
-   * Returns the JSON text for `key`, rendering it with `render(key)` when not
-   * cached; `undefined` (not cached) when `render` returns `undefined`.
+   * Returns the answer for `key`, rendering it with `render(key)` when not cached;
+   * `undefined` (not cached) when `render` gives `undefined`. Synchronous when
+   * cached or when `render` is; an answer rendered while the revision moved is
+   * given but not kept.
    */
   get<K extends string | number>(
     key: K,
-    render: (key: K) => unknown,
-  ): JsonText | undefined;
+    render: (key: K) => Awaitable<Rendered | undefined>,
+  ): Awaitable<JsonText | undefined>;
 }
 
 /**
  * Returns a {@linkcode JsonCache} valid for one revision of the data, holding at most
- * `maxEntries` texts (it starts over when full).
+ * `maxEntries` answers (it starts over when full).
  */
 export function createJsonCache(
   revision: () => number,
@@ -35,6 +53,21 @@ export function createJsonCache(
   let seen = -1;
   const entries = new Map<string | number, JsonText>();
   const encoder = new TextEncoder();
+  const keep = (key: string | number, entry: JsonText) => {
+    if (entries.size >= maxEntries) entries.clear();
+    entries.set(key, entry);
+  };
+  const answer = (rendered: Rendered): JsonText => {
+    const text = JSON.stringify(rendered.body);
+    const extra = rendered.headers ?? {};
+    const etag = entityTag(text, extra);
+    return {
+      text,
+      length: String(encoder.encode(text).length),
+      etag,
+      headers: { "content-type": "application/json", etag, ...extra },
+    };
+  };
   return {
     get(key, render) {
       const current = revision();
@@ -42,16 +75,56 @@ export function createJsonCache(
         entries.clear();
         seen = current;
       }
-      let entry = entries.get(key);
-      if (entry === undefined) {
-        const value = render(key);
-        if (value === undefined) return undefined;
-        const text = JSON.stringify(value);
-        entry = { text, length: String(encoder.encode(text).length) };
-        if (entries.size >= maxEntries) entries.clear();
-        entries.set(key, entry);
+      const entry = entries.get(key);
+      if (entry !== undefined) return entry;
+      const rendered = render(key);
+      if (!(rendered instanceof Promise)) {
+        if (rendered === undefined) return undefined;
+        const made = answer(rendered);
+        keep(key, made);
+        return made;
       }
-      return entry;
+      return rendered.then((value) => {
+        if (value === undefined) return undefined;
+        const made = answer(value);
+        if (revision() === current && seen === current) keep(key, made);
+        return made;
+      });
     },
   };
+}
+
+/** `"<hash>"`: a 53-bit hash (cyrb53) of the text and the headers, in base 36. */
+function entityTag(text: string, headers: Record<string, string>): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  const mix = (part: string) => {
+    for (let i = 0; i < part.length; i++) {
+      const code = part.charCodeAt(i);
+      h1 = Math.imul(h1 ^ code, 2654435761);
+      h2 = Math.imul(h2 ^ code, 1597334677);
+    }
+  };
+  mix(text);
+  for (const [name, value] of Object.entries(headers)) {
+    mix(`\n${name}:${value}`);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  const hash = 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  return `"${hash.toString(36)}-${text.length.toString(36)}"`;
+}
+
+/**
+ * Whether an `If-None-Match` header value names `etag` (weak comparison, as
+ * RFC 9110 asks for it) or is `*`.
+ */
+export function noneMatchHits(header: string, etag: string): boolean {
+  if (header.trim() === "*") return true;
+  return header.split(",").some((tag) => {
+    const trimmed = tag.trim();
+    return (trimmed.startsWith("W/") ? trimmed.slice(2) : trimmed) === etag;
+  });
 }

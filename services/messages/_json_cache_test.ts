@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createJsonCache } from "./_json_cache.ts";
+import { createJsonCache, noneMatchHits } from "./_json_cache.ts";
 
 Deno.test("createJsonCache() renders once per revision and key", () => {
   let revision = 1;
@@ -7,13 +7,15 @@ Deno.test("createJsonCache() renders once per revision and key", () => {
   const cache = createJsonCache(() => revision);
   const render = () => {
     renders++;
-    return { n: renders };
+    return { body: { n: renders } };
   };
-  assert.equal(cache.get("a", render)?.text, '{"n":1}');
-  assert.equal(cache.get("a", render)?.text, '{"n":1}');
-  assert.equal(cache.get(1, render)?.text, '{"n":2}');
+  const text = (key: string | number) =>
+    (cache.get(key, render) as { text: string } | undefined)?.text;
+  assert.equal(text("a"), '{"n":1}');
+  assert.equal(text("a"), '{"n":1}');
+  assert.equal(text(1), '{"n":2}');
   revision = 2;
-  assert.equal(cache.get("a", render)?.text, '{"n":3}');
+  assert.equal(text("a"), '{"n":3}');
   assert.equal(renders, 3);
 });
 
@@ -21,14 +23,66 @@ Deno.test("createJsonCache() does not keep missing values and starts over when f
   let renders = 0;
   const cache = createJsonCache(() => 0, 2);
   assert.equal(cache.get(1, () => undefined), undefined);
-  assert.equal(cache.get(1, () => (renders++, "x"))?.text, '"x"');
-  cache.get(2, () => (renders++, "y"));
-  cache.get(3, () => (renders++, "z")); // full: starts over
-  cache.get(1, () => (renders++, "x"));
+  cache.get(1, () => (renders++, { body: "x" }));
+  cache.get(1, () => (renders++, { body: "x" }));
+  cache.get(2, () => (renders++, { body: "y" }));
+  cache.get(3, () => (renders++, { body: "z" })); // full: starts over
+  cache.get(1, () => (renders++, { body: "x" }));
   assert.equal(renders, 4);
 });
 
-Deno.test("createJsonCache() keeps the UTF-8 length of each text", () => {
+Deno.test("createJsonCache() keeps the UTF-8 length, the tag and the headers", () => {
   const cache = createJsonCache(() => 0);
-  assert.deepEqual(cache.get("k", () => "é€"), { text: '"é€"', length: "7" });
+  const entry = cache.get("k", () => ({ body: "é€", headers: { "x-a": "1" } }));
+  assert.ok(entry && !(entry instanceof Promise));
+  assert.equal(entry.text, '"é€"');
+  assert.equal(entry.length, "7");
+  assert.match(entry.etag, /^"[0-9a-z]+-[0-9a-z]+"$/);
+  assert.deepEqual(entry.headers, {
+    "content-type": "application/json",
+    etag: entry.etag,
+    "x-a": "1",
+  });
+});
+
+Deno.test("createJsonCache() tags equal answers alike and different ones apart", () => {
+  const tag = (body: unknown, headers?: Record<string, string>) => {
+    const entry = createJsonCache(() => 0).get("k", () => ({ body, headers }));
+    return (entry as { etag: string }).etag;
+  };
+  assert.equal(tag({ a: 1 }), tag({ a: 1 }));
+  assert.notEqual(tag({ a: 1 }), tag({ a: 2 }));
+  assert.notEqual(
+    tag([1], { "x-total-count": "1" }),
+    tag([1], { "x-total-count": "2" }),
+  );
+});
+
+Deno.test("createJsonCache() awaits an asynchronous render and keeps it unless the revision moved", async () => {
+  let revision = 0;
+  let renders = 0;
+  const cache = createJsonCache(() => revision);
+  const render = async () => {
+    renders++;
+    await Promise.resolve();
+    return { body: renders };
+  };
+  assert.equal((await cache.get("a", render))?.text, "1");
+  assert.equal((await cache.get("a", render))?.text, "1");
+  const moving = cache.get("b", async () => {
+    revision++;
+    await Promise.resolve();
+    return { body: "stale" };
+  });
+  assert.equal((await moving)?.text, '"stale"');
+  assert.equal((await cache.get("b", render))?.text, "2");
+});
+
+Deno.test("noneMatchHits() compares weakly, in lists, and takes *", () => {
+  assert.ok(noneMatchHits('"a"', '"a"'));
+  assert.ok(noneMatchHits('W/"a"', '"a"'));
+  assert.ok(noneMatchHits('"x", "a"', '"a"'));
+  assert.ok(noneMatchHits("*", '"a"'));
+  assert.ok(!noneMatchHits('"b"', '"a"'));
+  assert.ok(!noneMatchHits("", '"a"'));
 });

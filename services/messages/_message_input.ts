@@ -24,6 +24,14 @@ export function parseMessageId(segment: string): number | undefined {
  * missing, blank, not a string, or holds text SQLite cannot return unchanged.
  */
 export function parseMessageFields(body: string): MessageFields {
+  const fields = jsonObject(body);
+  return {
+    author: textField(fields, "author"),
+    message: textField(fields, "message"),
+  };
+}
+
+function jsonObject(body: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -36,11 +44,31 @@ export function parseMessageFields(body: string): MessageFields {
       'Invalid body: expected a JSON object with "author" and "message"',
     );
   }
-  const fields = value as Record<string, unknown>;
-  return {
-    author: textField(fields, "author"),
-    message: textField(fields, "message"),
-  };
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Reads `author`, `message` or both from a JSON body (a `PATCH`), ignoring any
+ * other field.
+ *
+ * @throws {HTTPException} 400 when the body is not a JSON object, holds neither
+ * field, or a field given is invalid as in {@linkcode parseMessageFields}.
+ */
+export function parsePartialMessageFields(
+  body: string,
+): Partial<MessageFields> {
+  const fields = jsonObject(body);
+  const partial: Partial<MessageFields> = {};
+  if (fields.author !== undefined) partial.author = textField(fields, "author");
+  if (fields.message !== undefined) {
+    partial.message = textField(fields, "message");
+  }
+  if (partial.author === undefined && partial.message === undefined) {
+    throw badRequest(
+      'Invalid body: expected a JSON object with "author", "message" or both',
+    );
+  }
+  return partial;
 }
 
 function textField(fields: Record<string, unknown>, name: string): string {

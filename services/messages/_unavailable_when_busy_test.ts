@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { HTTPException } from "hono/http-exception";
 import { createMemoryLog } from "../../lib/testing.ts";
-import { type MessageStore, MessageStoreBusyError } from "./message_store.ts";
+import {
+  type MessageStore,
+  MessageStoreBusyError,
+  MessageStoreUnavailableError,
+} from "./message_store.ts";
 import { unavailableWhenBusy } from "./_unavailable_when_busy.ts";
 
 function throwing(error: Error): MessageStore {
@@ -63,4 +67,30 @@ Deno.test("unavailableWhenBusy() passes other errors and results unchanged", () 
   assert.equal(store.get(3), false);
   assert.deepEqual(calls, [["delete", 7], ["get", 3]]);
   assert.deepEqual(log.entries, []);
+});
+
+Deno.test("unavailableWhenBusy() turns an unreachable database's rejection into a 503", async () => {
+  const log = createMemoryLog();
+  const store = unavailableWhenBusy(
+    new Proxy({} as MessageStore, {
+      get: () => () =>
+        Promise.reject(
+          new MessageStoreUnavailableError(
+            "Database unavailable: PostgreSQL cannot be reached",
+            { cause: new Error("connect ECONNREFUSED 127.0.0.1:5432") },
+          ),
+        ),
+    }),
+    log,
+  );
+  const thrown = await Promise.resolve(store.get(1)).catch((error) => error);
+  assert.ok(thrown instanceof HTTPException);
+  const response = thrown.getResponse();
+  assert.equal(response.status, 503);
+  assert.equal(response.headers.get("retry-after"), "2");
+  assert.deepEqual(await response.json(), {
+    message:
+      "Database unavailable: PostgreSQL cannot be reached, try again in a few seconds",
+  });
+  assert.match(log.at("WARNING")[0]!, /^get answered 503.*ECONNREFUSED/);
 });

@@ -10,13 +10,25 @@ import { bodyText, createHttpApp, limitBody } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
 import { preview } from "../../lib/preview.ts";
 import {
+  type Awaitable,
   type Message,
   type MessageFields,
   MessageIdsExhaustedError,
   type MessageStore,
 } from "./message_store.ts";
-import { parseMessageFields, parseMessageId } from "./_message_input.ts";
-import { createJsonCache, type JsonText } from "./_json_cache.ts";
+import {
+  parseMessageFields,
+  parseMessageId,
+  parsePartialMessageFields,
+} from "./_message_input.ts";
+import {
+  createJsonCache,
+  type JsonText,
+  noneMatchHits,
+} from "./_json_cache.ts";
+import { parseListQuery } from "./list_query.ts";
+import { pageLinks } from "./page_links.ts";
+import { messagesOpenApi, OPENAPI_PATH } from "./openapi.ts";
 import { unavailableWhenBusy } from "./_unavailable_when_busy.ts";
 
 /** Where the records live. Paths are defined without a trailing slash. */
@@ -39,12 +51,15 @@ export interface MessagesAppOptions {
 }
 
 /**
- * Returns the Hono app of the `messages` role: list (200), read (200), create (201
- * with the record), update by POST on the item path (200 with `author` and
- * `message`), delete (204, empty body); 404 for an unknown or malformed id, 400 for
- * a bad body, 413 past 64 KiB, 401 without the write token when one is set, 503
- * with `Retry-After: 1` while another writer holds the database (logged at WARNING),
- * 507 to a create when no id is left (logged at ERROR).
+ * Returns the Hono app of the `messages` role: list (200; with a json-server 0.17
+ * query string, a page with `X-Total-Count` and `Link`, see `parseListQuery`), read
+ * (200), create (201 with the record), update by POST or PUT on the item path (both
+ * fields) or PATCH (either; 200 with `author` and `message`), delete (204, empty
+ * body); reads carry an `ETag` and answer 304 to a matching `If-None-Match`; 404 for
+ * an unknown or malformed id, 400 for a bad body or query parameter, 413 past
+ * 64 KiB, 401 without the write token when one is set, 503 with `Retry-After` while
+ * the database cannot answer (logged at WARNING), 507 to a create when no id is
+ * left (logged at ERROR). `GET /openapi.json` describes it all.
  *
  * @example
  * ```ts
@@ -64,7 +79,7 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
     headLength: false,
   });
   const item = `${MESSAGES_PATH}/:id`;
-  const writeMethods = ["POST", "DELETE"];
+  const writeMethods = ["POST", "PUT", "PATCH", "DELETE"];
   const paths = [MESSAGES_PATH, item];
   if (options.token) {
     // The scheme in any case, as RFC 9110 reads it.
@@ -84,22 +99,40 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   // read through Hono and this cache costs about a microsecond in process). The list
   // has a cache of its own: no path segment may ever hit its entry.
   const revision = () => store.revision();
-  const listCache = createJsonCache(revision);
+  // Query answers are up to 1000 records each: fewer of them are kept.
+  const listCache = createJsonCache(revision, 256);
   const itemCache = createJsonCache(revision);
-  const renderList = () => store.list();
+  const renderList = () => then(store.list(), (body) => ({ body }));
+  // A list query is cached by its whole URL (its Link header names it).
+  const renderQuery = (url: string) => {
+    const { query, paging } = parseListQuery(new URL(url).searchParams);
+    return then(store.query(query), ({ total, records }) => ({
+      body: records,
+      headers: {
+        "x-total-count": String(total),
+        link: pageLinks(new URL(url), paging, total),
+        "access-control-expose-headers": EXPOSED_HEADERS,
+      },
+    }));
+  };
   // Items are cached by their path segment, so a hit skips parsing the id.
   const renderItem = (segment: string) => {
     const id = parseMessageId(segment);
-    return id === undefined ? undefined : store.get(id);
+    if (id === undefined) return undefined;
+    return then(store.get(id), (body) => body && { body });
   };
-  const readItem = (segment: string) => itemCache.get(segment, renderItem);
-  app.get(
-    MESSAGES_PATH,
-    (c) => jsonAnswer(c, listCache.get("list", renderList)!),
-  );
+  app.get(MESSAGES_PATH, (c) => {
+    const url = c.req.url;
+    const search = url.indexOf("?");
+    if (search < 0 || search === url.length - 1) {
+      return then(answer(c, listCache.get("list", renderList)), (r) => r!);
+    }
+    // A malformed query throws its 400 from the render, so it is never cached.
+    return then(answer(c, listCache.get(url, renderQuery)), (r) => r!);
+  });
 
   app.post(MESSAGES_PATH, async (c) => {
-    const created = createRecord(
+    const created = await createRecord(
       store,
       parseMessageFields(await bodyText(c)),
       options.log,
@@ -110,27 +143,55 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
     });
   });
 
-  app.get(item, (c) => {
-    const found = readItem(c.req.param("id") ?? "");
+  app.get(item, (c): Response | Promise<Response> => {
+    const found = answer(c, itemCache.get(c.req.param("id") ?? "", renderItem));
+    if (found instanceof Promise) {
+      return found.then((response): Response => {
+        if (response === undefined) throw notFound(c);
+        return response;
+      });
+    }
     if (found === undefined) throw notFound(c);
-    return jsonAnswer(c, found);
+    return found;
   });
 
-  app.post(item, async (c) => {
-    const id = idOf(c);
-    const fields = parseMessageFields(await bodyText(c));
-    const updated = store.update(id, fields);
-    if (!updated) throw notFound(c);
-    const { author, message } = updated;
-    return c.body(JSON.stringify({ author, message }), 200, JSON_TYPE);
-  });
+  const update =
+    (parse: (body: string) => Partial<MessageFields>) => async (c: Context) => {
+      const id = idOf(c);
+      const fields = parse(await bodyText(c));
+      const updated = await store.update(id, fields);
+      if (!updated) throw notFound(c);
+      const { author, message } = updated;
+      return c.body(JSON.stringify({ author, message }), 200, JSON_TYPE);
+    };
+  app.post(item, update(parseMessageFields));
+  app.put(item, update(parseMessageFields));
+  app.patch(item, update(parsePartialMessageFields));
 
-  app.delete(item, (c) => {
-    if (!store.delete(idOf(c))) throw notFound(c);
+  app.delete(item, async (c) => {
+    if (!await store.delete(idOf(c))) throw notFound(c);
     return c.body(null, 204);
   });
 
+  const openApi = JSON.stringify(messagesOpenApi());
+  const openApiHead = {
+    ...JSON_TYPE,
+    "content-length": String(new TextEncoder().encode(openApi).length),
+  };
+  app.get(OPENAPI_PATH, (c) =>
+    new Response(openApi, {
+      headers: c.req.method === "HEAD" ? openApiHead : JSON_TYPE,
+    }));
+
   return app;
+}
+
+/** The headers a browser's script may read from a list query's answer. */
+const EXPOSED_HEADERS = "X-Total-Count, Link, ETag";
+
+/** `f(value)`, after `value` settles when it is a promise. */
+function then<T, R>(value: Awaitable<T>, f: (value: T) => R): Awaitable<R> {
+  return value instanceof Promise ? value.then(f) : f(value);
 }
 
 /**
@@ -144,33 +205,45 @@ function allowedMethods(path: string): readonly string[] | undefined {
   if (segment !== undefined) {
     return parseMessageId(segment) === undefined
       ? []
-      : ["GET", "HEAD", "POST", "DELETE"];
+      : ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
   }
   return undefined;
 }
 
-const JSON_INIT: ResponseInit = { headers: JSON_TYPE };
-
 /**
- * 200 with a cached JSON text. The answer to HEAD (which runs the GET route) carries
- * the text's length; a GET answer leaves it to Deno, whose answers with a
- * `Content-Length` header of ours take about a microsecond longer to build.
+ * The answer of a cached JSON text, once it is there (`undefined` when there is
+ * none): 304 with its `ETag` and no body when `If-None-Match` names it, else 200.
+ * The answer to HEAD (which runs the GET route) carries the text's length; a GET
+ * answer leaves it to Deno, whose answers with a `Content-Length` header of ours
+ * take about a microsecond longer to build.
  */
-function jsonAnswer(c: Context, json: JsonText): Response {
-  if (c.req.method !== "HEAD") return new Response(json.text, JSON_INIT);
-  return new Response(json.text, {
-    headers: { ...JSON_TYPE, "content-length": json.length },
+function answer(
+  c: Context,
+  json: Awaitable<JsonText | undefined>,
+): Awaitable<Response | undefined> {
+  return then(json, (found) => {
+    if (found === undefined) return undefined;
+    const noneMatch = c.req.header("if-none-match");
+    if (noneMatch !== undefined && noneMatchHits(noneMatch, found.etag)) {
+      return new Response(null, { status: 304, headers: { etag: found.etag } });
+    }
+    if (c.req.method !== "HEAD") {
+      return new Response(found.text, { headers: found.headers });
+    }
+    return new Response(found.text, {
+      headers: { ...found.headers, "content-length": found.length },
+    });
   });
 }
 
 /** Creates a record; answers 507, logged at ERROR, when no id is left. */
-function createRecord(
+async function createRecord(
   store: MessageStore,
   fields: MessageFields,
   log: Log,
-): Message {
+): Promise<Message> {
   try {
-    return store.create(fields);
+    return await store.create(fields);
   } catch (error) {
     if (!(error instanceof MessageIdsExhaustedError)) throw error;
     log.error(`create answered 507: ${error.message}`);

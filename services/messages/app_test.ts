@@ -194,9 +194,14 @@ Deno.test("createMessagesApp() answers 405 with Allow for other methods", async 
     const list = await s.call(method, "", ADA);
     await expectError(list, 405);
     assert.equal(list.headers.get("allow"), "GET, HEAD, POST");
+  }
+  for (const method of ["OPTIONS", "PROPFIND"]) {
     const item = await s.call(method, "/1", ADA);
     await expectError(item, 405);
-    assert.equal(item.headers.get("allow"), "GET, HEAD, POST, DELETE");
+    assert.equal(
+      item.headers.get("allow"),
+      "GET, HEAD, POST, PUT, PATCH, DELETE",
+    );
   }
   await expectError(await s.call("DELETE", ""), 405);
   const read = await s.call("GET", "/1");
@@ -512,6 +517,7 @@ Deno.test("createMessagesApp() answers a read that finds the database busy once,
   let gets = 0;
   const busy: MessageStore = {
     list: () => store.list(),
+    query: (query) => store.query(query),
     get() {
       gets++;
       throw new MessageStoreBusyError();
@@ -588,4 +594,160 @@ Deno.test("createMessagesApp() routes every request through Hono, item reads inc
   assert.equal(missing.status, 404);
   assert.notEqual(missing.headers.get("content-length"), "0");
   await missing.body?.cancel();
+});
+
+Deno.test("createMessagesApp() updates with PUT (both fields) and PATCH (either)", async () => {
+  using s = setup();
+  await (await s.call("POST", "", ADA)).body?.cancel();
+  const put = await s.call("PUT", "/1", { author: "Bob", message: "Put" });
+  assert.equal(put.status, 200);
+  assert.deepEqual(await put.json(), { author: "Bob", message: "Put" });
+  await expectError(await s.call("PUT", "/1", { author: "Bob" }), 400);
+  const patch = await s.call("PATCH", "/1", { message: "Patched" });
+  assert.deepEqual(await patch.json(), { author: "Bob", message: "Patched" });
+  const patchAuthor = await s.call("PATCH", "/1", { author: "Cy", id: 9 });
+  assert.deepEqual(await patchAuthor.json(), {
+    author: "Cy",
+    message: "Patched",
+  });
+  assert.match(
+    await expectError(await s.call("PATCH", "/1", {}), 400),
+    /"author", "message" or both/,
+  );
+  await expectError(await s.call("PATCH", "/1", { author: " " }), 400);
+  await expectError(await s.call("PATCH", "/2", { author: "X" }), 404);
+  await expectError(await s.call("PUT", "/2", ADA), 404);
+  assert.deepEqual(await (await s.call("GET", "/1")).json(), {
+    id: 1,
+    author: "Cy",
+    message: "Patched",
+  });
+});
+
+Deno.test("createMessagesApp() tags reads and answers 304 to a matching If-None-Match", async () => {
+  using s = setup();
+  await (await s.call("POST", "", ADA)).body?.cancel();
+  for (const path of ["/1", "", "?_page=1&_limit=1"]) {
+    const first = await s.call("GET", path);
+    const etag = first.headers.get("etag")!;
+    await first.body?.cancel();
+    assert.match(etag, /^"[0-9a-z-]+"$/, path);
+    const again = await s.call("GET", path, undefined, {
+      "if-none-match": etag,
+    });
+    assert.equal(again.status, 304, path);
+    assert.equal(again.headers.get("etag"), etag);
+    assert.equal(await again.text(), "");
+    const weak = await s.call("GET", path, undefined, {
+      "if-none-match": `"other", W/${etag}`,
+    });
+    assert.equal(weak.status, 304);
+    await weak.body?.cancel();
+    const other = await s.call("GET", path, undefined, {
+      "if-none-match": '"other"',
+    });
+    assert.equal(other.status, 200);
+    await other.body?.cancel();
+  }
+  const tags = async () =>
+    await Promise.all(["/1", "", "?_page=1&_limit=1"].map(async (path) => {
+      const response = await s.call("GET", path);
+      await response.body?.cancel();
+      return response.headers.get("etag");
+    }));
+  const before = await tags();
+  await (await s.call("PATCH", "/1", { message: "Changed" })).body?.cancel();
+  const after = await tags();
+  for (const [i, tag] of after.entries()) assert.notEqual(tag, before[i]);
+  await (await s.call("POST", "", ADA)).body?.cancel();
+  const created = await tags();
+  assert.equal(created[0], after[0], "item 1 did not change");
+  assert.notEqual(created[1], after[1]);
+  assert.notEqual(created[2], after[2], "the total count moved");
+});
+
+Deno.test("createMessagesApp() answers list queries with X-Total-Count and Link", async () => {
+  using s = setup();
+  for (let i = 1; i <= 25; i++) {
+    await (await s.call("POST", "", { author: `A${i % 3}`, message: `m${i}` }))
+      .body?.cancel();
+  }
+  const plain = await s.call("GET", "");
+  assert.equal(plain.headers.get("x-total-count"), null);
+  assert.equal(plain.headers.get("link"), null);
+  assert.equal((await plain.json()).length, 25);
+  const page = await s.call("GET", "?_page=2&_limit=10&_sort=id&_order=DESC");
+  assert.equal(page.headers.get("x-total-count"), "25");
+  assert.match(
+    page.headers.get("access-control-expose-headers")!,
+    /X-Total-Count.*Link/,
+  );
+  assert.match(page.headers.get("link")!, /_page=3&[^>]*>; rel="next"/);
+  assert.deepEqual(
+    (await page.json()).map((m: { id: number }) => m.id),
+    [15, 14, 13, 12, 11, 10, 9, 8, 7, 6],
+  );
+  const bad = await s.call("GET", "?_page=0");
+  assert.match(await expectError(bad, 400), /^Invalid _page "0"/);
+  const head = await s.call("HEAD", "?author=A1");
+  assert.equal(head.headers.get("x-total-count"), "9");
+  assert.ok(Number(head.headers.get("content-length")) > 0);
+});
+
+Deno.test("createMessagesApp() serves a store that answers with promises", async () => {
+  const inner = openSqliteMessageStore(":memory:");
+  const later = <T>(value: () => T) =>
+    new Promise<T>((resolve, reject) =>
+      setTimeout(() => {
+        try {
+          resolve(value());
+        } catch (error) {
+          reject(error);
+        }
+      }, 1)
+    );
+  const store: MessageStore = {
+    list: () => later(() => inner.list()),
+    query: (query) => later(() => inner.query(query)),
+    get: (id) => later(() => inner.get(id)),
+    create: (fields) => later(() => inner.create(fields)),
+    update: (id, fields) => later(() => inner.update(id, fields)),
+    delete: (id) => later(() => inner.delete(id)),
+    revision: () => inner.revision(),
+    close: () => inner.close(),
+  };
+  const app = createMessagesApp({ store, log: createMemoryLog() });
+  const call = (method: string, path: string, body?: unknown) =>
+    app.request(`${BASE}${path}`, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  try {
+    const created = await call("POST", "", ADA);
+    assert.equal(created.status, 201);
+    assert.deepEqual(await created.json(), { id: 1, ...ADA });
+    const read = await call("GET", "/1");
+    assert.deepEqual(await read.json(), { id: 1, ...ADA });
+    const again = await app.request(`${BASE}/1`, {
+      headers: { "if-none-match": read.headers.get("etag")! },
+    });
+    assert.equal(again.status, 304);
+    await expectError(await call("GET", "/2"), 404);
+    const page = await call("GET", "?_page=1&_limit=1&q=hel");
+    assert.equal(page.headers.get("x-total-count"), "1");
+    assert.deepEqual(await page.json(), [{ id: 1, ...ADA }]);
+    await expectError(await call("GET", "?_sort=nope"), 400);
+    const head = await call("HEAD", "");
+    assert.equal(
+      head.headers.get("content-length"),
+      String(JSON.stringify([{ id: 1, ...ADA }]).length),
+    );
+    const patched = await call("PATCH", "/1", { author: "Bob" });
+    assert.deepEqual(await patched.json(), { author: "Bob", message: "Hello" });
+    assert.equal((await call("DELETE", "/1")).status, 204);
+    await expectError(await call("DELETE", "/1"), 404);
+    assert.deepEqual(await (await call("GET", "")).json(), []);
+  } finally {
+    inner.close();
+  }
 });

@@ -1,9 +1,20 @@
 /**
- * The storage interface of the `messages` role, so another backend can follow the
- * SQLite one.
+ * The storage interface of the `messages` role, kept by SQLite or PostgreSQL.
  *
  * @module
  */
+import type { MessageQuery } from "./list_query.ts";
+
+/** A value, or a promise of it: the SQLite store answers at once, PostgreSQL later. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** What a list query answers. */
+export interface MessagePage {
+  /** How many records match, before paging. */
+  total: number;
+  /** The records of the page, in the order asked. */
+  records: Message[];
+}
 
 /** The writable fields of a message record. */
 export interface MessageFields {
@@ -19,35 +30,68 @@ export interface Message extends MessageFields {
   id: number;
 }
 
-/** Where message records are kept. Every method is synchronous and atomic. */
+/**
+ * Where message records are kept. Every method is atomic; the SQLite store answers
+ * synchronously, others with promises.
+ */
 export interface MessageStore {
   /**
    * Every record, by ascending id. A record whose id lies beyond
    * `Number.MAX_SAFE_INTEGER` either way (written by another tool) is left out: no
    * JSON client could read or name it exactly.
    */
-  list(): Message[];
+  list(): Awaitable<Message[]>;
+  /**
+   * The records matching `query.filter` in `query.sort` order (ties by ascending
+   * id), `query.offset` skipped and at most `query.limit` returned, with the number
+   * of matches. Text compares by Unicode code point.
+   */
+  query(query: MessageQuery): Awaitable<MessagePage>;
   /** The record with `id`, or `undefined`. */
-  get(id: number): Message | undefined;
+  get(id: number): Awaitable<Message | undefined>;
   /**
    * Stores a new record with id = highest id + 1 (1 when empty), atomically.
    * Throws {@linkcode MessageIdsExhaustedError}, storing nothing, when that id would
    * pass `Number.MAX_SAFE_INTEGER`.
    */
-  create(fields: MessageFields): Message;
-  /** Replaces the fields of record `id`; `undefined` when there is no such record. */
-  update(id: number, fields: MessageFields): Message | undefined;
+  create(fields: MessageFields): Awaitable<Message>;
+  /**
+   * Replaces the fields given of record `id`, atomically; `undefined` when there is
+   * no such record.
+   */
+  update(
+    id: number,
+    fields: Partial<MessageFields>,
+  ): Awaitable<Message | undefined>;
   /** Removes record `id`; `false` when there was no such record. */
-  delete(id: number): boolean;
+  delete(id: number): Awaitable<boolean>;
   /**
    * A number that changes whenever the records may have changed, so a caller can
    * cache what it derives. Writes through this store move it at once; writes through
    * another connection or process may show after a short delay the implementation
-   * documents (1 ms for the SQLite store).
+   * documents (1 ms for the SQLite store, the delivery of a notification for
+   * PostgreSQL).
    */
   revision(): number;
   /** Releases the store; it cannot be used afterwards. */
-  close(): void;
+  close(): Awaitable<void>;
+}
+
+/**
+ * Thrown by a {@linkcode MessageStore} method when the database cannot answer now
+ * (unreachable, restarting, locked by another writer). Nothing was changed by the
+ * call, or it is not known to have been: the client may retry. `message` is safe
+ * to show a client; the driver's error is the `cause`.
+ */
+export class MessageStoreUnavailableError extends Error {
+  /**
+   * @param message What the client reads (no secret, no address).
+   * @param options `cause`: the error of the database driver.
+   */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "MessageStoreUnavailableError";
+  }
 }
 
 /**
@@ -66,7 +110,7 @@ export interface MessageStore {
  * }
  * ```
  */
-export class MessageStoreBusyError extends Error {
+export class MessageStoreBusyError extends MessageStoreUnavailableError {
   /** @param options `cause`: the error of the database driver. */
   constructor(options?: ErrorOptions) {
     super("Database busy: locked by another writer", options);

@@ -1,5 +1,6 @@
 /**
- * The `messages` role: a JSON service storing short message records in SQLite.
+ * The `messages` role: a JSON service storing short message records in SQLite or
+ * PostgreSQL.
  *
  * Layout: a role's folder imports `lib/`, `drivers/` and itself, never another role
  * (`tests/layout_test.ts` checks it).
@@ -14,16 +15,19 @@ import { errorText } from "../../lib/log.ts";
 import { createMessagesApp } from "./app.ts";
 import type { MessageStore } from "./message_store.ts";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";
+import { openPostgresMessageStore } from "./postgres_message_store.ts";
+import { isPostgresUrl, maskPassword, scrub } from "./_database_url.ts";
 
 /** The `messages` role descriptor. */
 export const messagesRole = defineRole({
   name: "messages",
-  summary: "Message-record JSON service on SQLite (/api/message/resource)",
+  summary:
+    "Message-record JSON service on SQLite or PostgreSQL (/api/message/resource)",
   settings: {
     ...listenSettings("MESSAGES", 8001),
     MESSAGES_DB: text({
       description:
-        "SQLite database file or file: URI (:memory: keeps records in memory)",
+        "SQLite database file or file: URI (:memory: keeps records in memory), or a PostgreSQL database as postgres://user:password@host:port/database (also postgresql://; the password is never logged)",
       default: "./data/messages.sqlite3",
     }),
     MESSAGES_TOKEN: optional(headerSecret({
@@ -31,15 +35,20 @@ export const messagesRole = defineRole({
         "Bearer token required to create, update and delete (reads stay open)",
     })),
   },
-  start(settings, { log }) {
-    const path = settings.MESSAGES_DB;
+  async start(settings, { log }) {
+    const db = settings.MESSAGES_DB;
+    const shown = maskPassword(db);
     let store: MessageStore;
     try {
-      store = openSqliteMessageStore(path);
+      store = isPostgresUrl(db)
+        ? await openPostgresMessageStore(db)
+        : openSqliteMessageStore(db);
     } catch (error) {
-      throw new Error(`Cannot open MESSAGES_DB "${path}": ${errorText(error)}`);
+      throw new Error(
+        `Cannot open MESSAGES_DB "${shown}": ${scrub(errorText(error), db)}`,
+      );
     }
-    log.info(`messages database ${path}`);
+    log.info(`messages database ${shown}`);
     if (settings.MESSAGES_TOKEN === undefined) {
       log.info(
         "MESSAGES_TOKEN is not set: every caller may create, update and delete records",
@@ -56,14 +65,14 @@ export const messagesRole = defineRole({
         log,
         name: "messages",
       });
-      return Promise.resolve({
+      return {
         async stop() {
           await server.stop();
-          store.close();
+          await store.close();
         },
-      });
+      };
     } catch (error) {
-      store.close();
+      await store.close();
       throw error;
     }
   },

@@ -5,10 +5,13 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
+import type { MessageQuery } from "./list_query.ts";
+import { type SqlDialect, sqlQuery } from "./_sql_query.ts";
 import {
   type Message,
   type MessageFields,
   MessageIdsExhaustedError,
+  type MessagePage,
   type MessageStore,
   MessageStoreBusyError,
 } from "./message_store.ts";
@@ -41,6 +44,24 @@ const OPEN_BUSY_TIMEOUT_MS = 5000;
  * and JSON clients read no larger one exactly.
  */
 const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+/** A {@linkcode MessageStore} whose every answer is synchronous. */
+export interface SqliteMessageStore extends MessageStore {
+  /** Every record, by ascending id (see {@linkcode MessageStore.list}). */
+  list(): Message[];
+  /** A page of a list query (see {@linkcode MessageStore.query}). */
+  query(query: MessageQuery): MessagePage;
+  /** The record with `id`, or `undefined`. */
+  get(id: number): Message | undefined;
+  /** Stores a new record (see {@linkcode MessageStore.create}). */
+  create(fields: MessageFields): Message;
+  /** Replaces the fields given of record `id`. */
+  update(id: number, fields: Partial<MessageFields>): Message | undefined;
+  /** Removes record `id`; `false` when there was no such record. */
+  delete(id: number): boolean;
+  /** Closes the database. */
+  close(): void;
+}
 
 /** Options of {@linkcode openSqliteMessageStore}. */
 export interface SqliteMessageStoreOptions {
@@ -77,7 +98,7 @@ export interface SqliteMessageStoreOptions {
 export function openSqliteMessageStore(
   path: string,
   options: SqliteMessageStoreOptions = {},
-): MessageStore {
+): SqliteMessageStore {
   const db = openDatabase(path);
   const statements = {
     list: db.prepare(
@@ -96,10 +117,31 @@ export function openSqliteMessageStore(
        RETURNING id, author, message`,
     ),
     update: db.prepare(
-      "UPDATE messages SET author = ?, message = ? WHERE id = ? RETURNING id, author, message",
+      `UPDATE messages SET author = COALESCE(?, author), message = COALESCE(?, message)
+       WHERE id = ? RETURNING id, author, message`,
     ),
     delete: db.prepare("DELETE FROM messages WHERE id = ?"),
     dataVersion: db.prepare("PRAGMA data_version"),
+  };
+  // List queries are built from a few shapes: their statements are kept by text.
+  const prepared = new Map<string, ReturnType<typeof db.prepare>>();
+  const prepare = (sql: string) => {
+    let statement = prepared.get(sql);
+    if (statement === undefined) {
+      if (prepared.size >= 100) prepared.clear();
+      statement = db.prepare(sql);
+      prepared.set(sql, statement);
+    }
+    return statement;
+  };
+  const query = (asked: MessageQuery) => {
+    const { where, orderBy, params } = sqlQuery(asked, SQLITE);
+    const counted = prepare(`SELECT COUNT(*) AS total FROM messages ${where}`)
+      .get(...params) as { total: number };
+    const records = prepare(
+      `SELECT id, author, message FROM messages ${where} ${orderBy} LIMIT ? OFFSET ?`,
+    ).all(...params, asked.limit ?? -1, asked.offset).map(row);
+    return { total: Number(counted.total), records };
   };
   // Bumped on our writes and whenever another connection has committed.
   let changes = 0;
@@ -118,6 +160,7 @@ export function openSqliteMessageStore(
   };
   return {
     list: () => busyChecked(() => statements.list.all().map(row)),
+    query: (asked) => busyChecked(() => query(asked)),
     get(id) {
       const found = busyChecked(() => statements.get.get(id));
       return found ? row(found) : undefined;
@@ -130,9 +173,9 @@ export function openSqliteMessageStore(
       changes++;
       return row(created);
     },
-    update(id, fields: MessageFields) {
+    update(id, fields) {
       const updated = busyChecked(() =>
-        statements.update.get(fields.author, fields.message, id)
+        statements.update.get(fields.author ?? null, fields.message ?? null, id)
       );
       if (!updated) return undefined;
       changes++;
@@ -167,11 +210,25 @@ export function openSqliteMessageStore(
   };
 }
 
+/** SQLite's SQL: text compares by UTF-8 bytes (code points); `fold` lowers case. */
+const SQLITE: SqlDialect = {
+  placeholder: () => "?",
+  contains: (column, needle) =>
+    `instr(homewire_fold(${column}), ${needle}) > 0`,
+  sortKey: (column) => column,
+};
+
 function openDatabase(path: string): DatabaseSync {
   const file = databaseFile(path);
   if (file !== undefined) Deno.mkdirSync(dirname(file), { recursive: true });
   const db = new DatabaseSync(path);
   try {
+    // SQLite's own lower() folds ASCII only.
+    db.function(
+      "homewire_fold",
+      { deterministic: true },
+      (text) => typeof text === "string" ? text.toLowerCase() : null,
+    );
     db.exec(`PRAGMA busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");

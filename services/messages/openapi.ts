@@ -1,0 +1,360 @@
+/**
+ * The OpenAPI 3.1 document of the `messages` role, served at `GET /openapi.json`.
+ *
+ * @module
+ */
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./list_query.ts";
+
+/** Where the document is served. */
+export const OPENAPI_PATH = "/openapi.json";
+
+const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+const json = (schema: unknown) => ({
+  "application/json": { schema },
+});
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const error = (description: string) => ({
+  description,
+  content: json(ref("Error")),
+});
+const errors = {
+  unavailable: {
+    description:
+      "The database cannot answer now (locked by another writer, unreachable): retry after the delay given",
+    headers: { "Retry-After": { schema: { type: "integer" } } },
+    content: json(ref("Error")),
+  },
+  unauthorized: {
+    description:
+      "MESSAGES_TOKEN is set and the request lacks `Authorization: Bearer <token>`",
+    headers: { "WWW-Authenticate": { schema: { type: "string" } } },
+    content: json(ref("Error")),
+  },
+};
+const etagHeader = {
+  ETag: {
+    description: "Changes with the answer; send it back in If-None-Match",
+    schema: { type: "string" },
+  },
+};
+const notModified = {
+  description: "If-None-Match names the current ETag: no body",
+  headers: etagHeader,
+};
+const ifNoneMatch = {
+  name: "If-None-Match",
+  in: "header",
+  required: false,
+  schema: { type: "string" },
+};
+const idParameter = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "The record id, a positive integer in canonical form",
+  schema: { type: "integer", minimum: 1, maximum: MAX_ID },
+};
+const queryParameter = (
+  name: string,
+  description: string,
+  schema: Record<string, unknown>,
+  explode = false,
+) => ({
+  name,
+  in: "query",
+  required: false,
+  description,
+  schema,
+  ...(explode ? { style: "form", explode: true } : {}),
+});
+const pageSize = { type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE };
+const listParameters = [
+  queryParameter("_page", "Page number, from 1", {
+    type: "integer",
+    minimum: 1,
+  }),
+  queryParameter(
+    "_limit",
+    `Page size with _page (default ${DEFAULT_PAGE_SIZE}), or slice length with _start`,
+    pageSize,
+  ),
+  queryParameter("_per_page", "Page size with _page, like _limit", pageSize),
+  queryParameter("_start", "First index of a slice, from 0", {
+    type: "integer",
+    minimum: 0,
+  }),
+  queryParameter(
+    "_end",
+    `End of a slice, exclusive (at most ${MAX_PAGE_SIZE} past _start)`,
+    { type: "integer", minimum: 0 },
+  ),
+  queryParameter(
+    "_sort",
+    "Fields to sort by, comma-separated (id, author, message); a leading - sorts that field descending. Default id",
+    {
+      type: "string",
+      pattern: "^-?(id|author|message)(,-?(id|author|message))*$",
+    },
+  ),
+  queryParameter(
+    "_order",
+    "asc or desc for each _sort field, comma-separated, any case; alone, for id",
+    {
+      type: "string",
+      pattern:
+        "^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])?(,([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])?)*$",
+    },
+  ),
+  queryParameter("id", "Exact id; repeated means any of them", {
+    type: "array",
+    items: { type: "integer" },
+  }, true),
+  queryParameter("author", "Exact author; repeated means any of them", {
+    type: "array",
+    items: { type: "string" },
+  }, true),
+  queryParameter("message", "Exact message; repeated means any of them", {
+    type: "array",
+    items: { type: "string" },
+  }, true),
+  queryParameter("author_like", "Author contains this, ignoring case", {
+    type: "string",
+  }),
+  queryParameter("message_like", "Message contains this, ignoring case", {
+    type: "string",
+  }),
+  queryParameter("id_ne", "Id differs from these", {
+    type: "array",
+    items: { type: "integer" },
+  }, true),
+  queryParameter("author_ne", "Author differs from these", {
+    type: "array",
+    items: { type: "string" },
+  }, true),
+  queryParameter("message_ne", "Message differs from these", {
+    type: "array",
+    items: { type: "string" },
+  }, true),
+  queryParameter("id_gte", "Id at least this", { type: "integer" }),
+  queryParameter("id_lte", "Id at most this", { type: "integer" }),
+  queryParameter(
+    "q",
+    "Author or message contains this, ignoring case",
+    { type: "string" },
+  ),
+];
+const fieldsBody = (schema: string, description: string) => ({
+  required: true,
+  description,
+  content: json(ref(schema)),
+});
+const updated = {
+  description: "Updated",
+  content: json(ref("MessageFields")),
+};
+
+/**
+ * Returns the OpenAPI 3.1 document of the `messages` role: every path, parameter,
+ * body, status and error body.
+ *
+ * @example
+ * ```ts
+ * messagesOpenApi().openapi; // "3.1.0"
+ * ```
+ */
+export function messagesOpenApi(): Record<string, unknown> {
+  const updateOperation = (
+    summary: string,
+    schema: string,
+    operationId: string,
+  ) => ({
+    summary,
+    operationId,
+    parameters: [idParameter],
+    requestBody: fieldsBody(schema, "The new fields; other fields are ignored"),
+    security: [{}, { bearer: [] }],
+    responses: {
+      "200": updated,
+      "400": error("The body is not a JSON object with valid fields"),
+      "401": errors.unauthorized,
+      "404": error("No record with this id, or a malformed id"),
+      "413": error("The body is larger than 64 KiB"),
+      "503": errors.unavailable,
+    },
+  });
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "homewire messages",
+      version: "1.0.0",
+      description:
+        "Short message records. The list speaks the json-server 0.17 query dialect. Writes need `Authorization: Bearer <token>` when MESSAGES_TOKEN is set.",
+    },
+    paths: {
+      "/api/message/resource": {
+        get: {
+          summary: "List the records",
+          description:
+            "Without a query string: every record by ascending id. With one: the page asked, with X-Total-Count and Link headers. Unknown parameters are ignored.",
+          operationId: "listMessages",
+          parameters: [...listParameters, ifNoneMatch],
+          responses: {
+            "200": {
+              description: "The records",
+              headers: {
+                ...etagHeader,
+                "X-Total-Count": {
+                  description:
+                    "With a query string: how many records match, before paging",
+                  schema: { type: "integer" },
+                },
+                Link: {
+                  description:
+                    'With a query string: first, prev, next and last pages (rel="...")',
+                  schema: { type: "string" },
+                },
+              },
+              content: json({ type: "array", items: ref("Message") }),
+            },
+            "304": notModified,
+            "400": error("A known query parameter is malformed (named)"),
+            "503": errors.unavailable,
+          },
+        },
+        post: {
+          summary: "Create a record (id = highest + 1)",
+          operationId: "createMessage",
+          requestBody: fieldsBody("MessageFields", "The fields of the record"),
+          security: [{}, { bearer: [] }],
+          responses: {
+            "201": {
+              description: "Created",
+              headers: {
+                Location: {
+                  description: "The path of the record",
+                  schema: { type: "string" },
+                },
+              },
+              content: json(ref("Message")),
+            },
+            "400": error("The body is not a JSON object with valid fields"),
+            "401": errors.unauthorized,
+            "413": error("The body is larger than 64 KiB"),
+            "503": errors.unavailable,
+            "507": error("No id is left below 2^53"),
+          },
+        },
+      },
+      "/api/message/resource/{id}": {
+        get: {
+          summary: "Read a record",
+          operationId: "getMessage",
+          parameters: [idParameter, ifNoneMatch],
+          responses: {
+            "200": {
+              description: "The record",
+              headers: etagHeader,
+              content: json(ref("Message")),
+            },
+            "304": notModified,
+            "404": error("No record with this id, or a malformed id"),
+            "503": errors.unavailable,
+          },
+        },
+        post: updateOperation(
+          "Update a record (both fields)",
+          "MessageFields",
+          "updateMessage",
+        ),
+        put: updateOperation(
+          "Replace a record's fields (both fields)",
+          "MessageFields",
+          "replaceMessage",
+        ),
+        patch: updateOperation(
+          "Update some fields of a record",
+          "PartialMessageFields",
+          "patchMessage",
+        ),
+        delete: {
+          summary: "Delete a record",
+          operationId: "deleteMessage",
+          parameters: [idParameter],
+          security: [{}, { bearer: [] }],
+          responses: {
+            "204": { description: "Deleted" },
+            "401": errors.unauthorized,
+            "404": error("No record with this id, or a malformed id"),
+            "503": errors.unavailable,
+          },
+        },
+      },
+      "/healthz": {
+        get: {
+          summary: "Health check",
+          operationId: "health",
+          responses: {
+            "200": {
+              description: "Serving",
+              content: json({
+                type: "object",
+                required: ["status"],
+                properties: { status: { const: "ok" } },
+              }),
+            },
+          },
+        },
+      },
+      [OPENAPI_PATH]: {
+        get: {
+          summary: "This document",
+          operationId: "openApi",
+          responses: {
+            "200": {
+              description: "OpenAPI 3.1",
+              content: json({ type: "object" }),
+            },
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer" },
+      },
+      schemas: {
+        Text: {
+          type: "string",
+          minLength: 1,
+          pattern: "\\S",
+          description: "Not blank, no NUL character, no lone surrogate",
+        },
+        MessageFields: {
+          type: "object",
+          required: ["author", "message"],
+          properties: { author: ref("Text"), message: ref("Text") },
+        },
+        PartialMessageFields: {
+          type: "object",
+          minProperties: 1,
+          properties: { author: ref("Text"), message: ref("Text") },
+        },
+        Message: {
+          type: "object",
+          required: ["id", "author", "message"],
+          properties: {
+            id: { type: "integer", minimum: 1, maximum: MAX_ID },
+            author: { type: "string" },
+            message: { type: "string" },
+          },
+        },
+        Error: {
+          type: "object",
+          required: ["message"],
+          properties: { message: { type: "string" } },
+        },
+      },
+    },
+  };
+}

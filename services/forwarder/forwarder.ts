@@ -16,7 +16,11 @@ import { startHeartbeat } from "./heartbeat.ts";
 import { createLimiter } from "./limiter.ts";
 import { createMetrics, type ForwarderMetrics } from "./metrics.ts";
 import { createSlots } from "./slots.ts";
-import type { BackoffDecision, RetryCause } from "./backoff_visibility.ts";
+import {
+  type BackoffDecision,
+  MAX_VISIBILITY_MS,
+  type RetryCause,
+} from "./backoff_visibility.ts";
 import type { ExtraHeaders, Post } from "./poster.ts";
 import type { Queue, QueueMessage } from "./sqs_queue.ts";
 import { createVisibilityLookup, type Visibility } from "./visibility.ts";
@@ -72,6 +76,11 @@ export interface ForwarderOptions {
    * `backoff_visibility.ts`); `undefined` keeps the one it has. Unset: never changed.
    */
   retryDelay?: (cause: RetryCause) => BackoffDecision | undefined;
+  /**
+   * A clock in milliseconds, for the 12 hours SQS lets a message stay in flight after
+   * its receive (a backoff past them is refused). @default performance.now
+   */
+  now?: () => number;
 }
 
 /**
@@ -116,6 +125,7 @@ const SQS_BATCH_MAX = 10;
  */
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { queue, post, log, headers, retryDelay } = options;
+  const now = options.now ?? (() => performance.now());
   const metrics = options.metrics ?? createMetrics();
   const tuning = options.settings ?? {};
   const retryStatuses = tuning.retryStatuses ?? new Set<number>();
@@ -196,16 +206,22 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   /**
    * Hides a message left for redelivery for the delay its receive count or the
    * endpoint asked for, once no extension of the heartbeat names it any more.
+   * `receivedAt` is when its receive call was sent.
    */
   async function delayRedelivery(
     message: QueueMessage,
     cause: RetryCause,
     released: Promise<void>,
+    receivedAt: number,
   ): Promise<void> {
     const decision = retryDelay?.(cause);
     await released;
     if (decision === undefined) return;
-    const { seconds } = decision;
+    // SQS refuses a visibility that keeps a message in flight more than 12 h after
+    // its receive (the message would then come back after its visibility timeout):
+    // what is left of them is the longest it can stay hidden.
+    const left = Math.floor((MAX_VISIBILITY_MS - (now() - receivedAt)) / 1000);
+    const seconds = Math.max(0, Math.min(decision.seconds, left));
     try {
       await queue.setVisibility(message, seconds);
       metrics.count("backoffs");
@@ -254,6 +270,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   async function handle(
     messages: QueueMessage[],
     visibility: Visibility,
+    receivedAt: number,
   ): Promise<void> {
     metrics.count("received", messages.length);
     const heartbeat = startHeartbeat({
@@ -295,7 +312,10 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
             heartbeat.done(message);
           } else {
             const released = heartbeat.release([message]);
-            track(deletes, delayRedelivery(message, outcome, released));
+            track(
+              deletes,
+              delayRedelivery(message, outcome, released, receivedAt),
+            );
           }
         }
         if (chain[0]?.groupId === undefined) posted.push(...done);
@@ -317,9 +337,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     while (await inHand.take(batchSize, stopping.signal)) {
       let messages: QueueMessage[];
       let visibility: Visibility;
+      let receivedAt: number;
       try {
         // Known before the first receive: it may have to ask for a visibility timeout.
         visibility = await raceSignal(visibilityOf(), stopping.signal);
+        receivedAt = now();
         messages = await queue.receive(stopping.signal, visibility.receive);
         failures = 0;
       } catch (error) {
@@ -340,8 +362,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         continue;
       }
       inHand.give(batchSize - messages.length);
-      if (messages.length > 0) track(batches, handle(messages, visibility));
-      else if (tuning.emptyReceivePauseMs) {
+      if (messages.length > 0) {
+        track(batches, handle(messages, visibility, receivedAt));
+      } else if (tuning.emptyReceivePauseMs) {
         await sleep(tuning.emptyReceivePauseMs, stopping.signal);
       }
     }

@@ -9,6 +9,7 @@ import { backoffDelay, type BackoffOptions, sleep } from "../../lib/backoff.ts";
 import { raceSignal } from "../../lib/deadline.ts";
 import type { Log } from "../../lib/log.ts";
 import { causeText } from "./cause_text.ts";
+import { createDelayRedelivery } from "./delay_redelivery.ts";
 import { createDeleteGatherer } from "./delete_gatherer.ts";
 import { deletedReplyWarning } from "./deleted_reply_warning.ts";
 import { groupChains } from "./group_chains.ts";
@@ -16,11 +17,7 @@ import { startHeartbeat } from "./heartbeat.ts";
 import { createLimiter } from "./limiter.ts";
 import { createMetrics, type ForwarderMetrics } from "./metrics.ts";
 import { createSlots } from "./slots.ts";
-import {
-  type BackoffDecision,
-  MAX_VISIBILITY_MS,
-  type RetryCause,
-} from "./backoff_visibility.ts";
+import type { BackoffDecision, RetryCause } from "./backoff_visibility.ts";
 import type { ExtraHeaders, Post } from "./poster.ts";
 import type { Queue, QueueMessage } from "./sqs_queue.ts";
 import { createVisibilityLookup, type Visibility } from "./visibility.ts";
@@ -67,8 +64,8 @@ export interface ForwarderOptions {
   metrics?: ForwarderMetrics;
   settings?: ForwarderTuning;
   /**
-   * Headers added to a message's post (signature, sqsd headers); none when unset,
-   * the request then exactly the spec's.
+   * Headers added to a message's post (signature, sqsd headers); none when unset:
+   * the post then carries `Authorization` and `Content-Type` alone.
    */
   headers?: (message: QueueMessage) => ExtraHeaders;
   /**
@@ -148,6 +145,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   });
   let running: Promise<void> | undefined;
   let unposted = 0; // messages let go unposted once the stop gave up on the posts
+  const delayRedelivery = retryDelay === undefined
+    ? undefined
+    : createDelayRedelivery({ queue, log, metrics, retryDelay, now });
 
   /** The receive count SQS gave, when the receive asked for it. */
   function receiveCount(message: QueueMessage): number | undefined {
@@ -200,44 +200,6 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         }; left in the queue`,
       );
       return retry();
-    }
-  }
-
-  /**
-   * Hides a message left for redelivery for the delay its receive count or the
-   * endpoint asked for, once no extension of the heartbeat names it any more.
-   * `receivedAt` is when its receive call was sent.
-   */
-  async function delayRedelivery(
-    message: QueueMessage,
-    cause: RetryCause,
-    released: Promise<void>,
-    receivedAt: number,
-  ): Promise<void> {
-    const decision = retryDelay?.(cause);
-    await released;
-    if (decision === undefined) return;
-    // SQS refuses a visibility that keeps a message in flight more than 12 h after
-    // its receive (the message would then come back after its visibility timeout):
-    // what is left of them is the longest it can stay hidden.
-    const left = Math.floor((MAX_VISIBILITY_MS - (now() - receivedAt)) / 1000);
-    const seconds = Math.max(0, Math.min(decision.seconds, left));
-    try {
-      await queue.setVisibility(message, seconds);
-      metrics.count("backoffs");
-      log.info(
-        `Message ${message.id} comes back in ${seconds} s (${
-          decision.fromRetryAfter
-            ? "the endpoint's Retry-After"
-            : `backoff after receive ${cause.receiveCount ?? 1}`
-        })`,
-      );
-    } catch (error) {
-      log.warn(
-        `Cannot delay the redelivery of message ${message.id}: ${
-          causeText(error)
-        }; it comes back after its visibility timeout`,
-      );
     }
   }
 
@@ -308,7 +270,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
           else if (outcome === undefined) {
             heartbeat.done(message);
             unposted++;
-          } else if (outcome === "abandoned" || retryDelay === undefined) {
+          } else if (outcome === "abandoned" || !delayRedelivery) {
             heartbeat.done(message);
           } else {
             const released = heartbeat.release([message]);

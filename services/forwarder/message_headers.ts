@@ -10,7 +10,7 @@ import type { QueueMessage } from "./sqs_queue.ts";
 
 /**
  * Returns the function giving a message's extra headers, or `undefined` when there
- * are none to add (the request is then exactly the spec's).
+ * are none to add (the post then carries `Authorization` and `Content-Type` alone).
  *
  * @example
  * ```ts

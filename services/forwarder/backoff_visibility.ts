@@ -37,6 +37,46 @@ export interface BackoffDecision {
   readonly fromRetryAfter: boolean;
 }
 
+const MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(" ");
+/** IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const IMF_FIXDATE =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (?<day>\d\d) (?<month>[A-Z][a-z]{2}) (?<year>\d{4}) (?<hour>\d\d):(?<minute>\d\d):(?<second>\d\d) GMT$/;
+/** The obsolete RFC 850 form: `Sunday, 06-Nov-94 08:49:37 GMT`. */
+const RFC_850 =
+  /^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, (?<day>\d\d)-(?<month>[A-Z][a-z]{2})-(?<year>\d\d) (?<hour>\d\d):(?<minute>\d\d):(?<second>\d\d) GMT$/;
+/** The obsolete asctime form: `Sun Nov  6 08:49:37 1994`. */
+const ASCTIME =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?<month>[A-Z][a-z]{2}) (?<day>[ \d]\d) (?<hour>\d\d):(?<minute>\d\d):(?<second>\d\d) (?<year>\d{4})$/;
+
+/**
+ * Reads an HTTP date in one of its three forms (RFC 9110 5.6.7) as milliseconds since
+ * the epoch; `undefined` for anything else, an impossible date (31 Feb) included.
+ * `Date.parse` is not used: it reads nearly anything (`"abc, 2030"` is 1 Jan 2030).
+ */
+function parseHttpDate(text: string, now: number): number | undefined {
+  const found = IMF_FIXDATE.exec(text) ?? RFC_850.exec(text) ??
+    ASCTIME.exec(text);
+  const fields = found?.groups;
+  if (fields === undefined) return undefined;
+  const [day, hour, minute, second] = [
+    fields.day,
+    fields.hour,
+    fields.minute,
+    fields.second,
+  ].map(Number) as [number, number, number, number];
+  let year = Number(fields.year);
+  // A two-digit year (RFC 850) more than 50 years ahead is the last such year past.
+  if (fields.year?.length === 2) {
+    year += 2000;
+    if (year > new Date(now).getUTCFullYear() + 50) year -= 100;
+  }
+  const month = MONTHS.indexOf(fields.month ?? "");
+  if (month < 0 || hour > 23 || minute > 59 || second > 60) return undefined;
+  const at = Date.UTC(year, month, day, hour, minute, second);
+  // Date.UTC rolls an impossible day (31 Feb, 00) over into the next month.
+  return new Date(at).getUTCDate() === day ? at : undefined;
+}
+
 /**
  * Reads a `Retry-After` value (RFC 9110 10.2.3): a number of seconds, or an HTTP
  * date; returns milliseconds from `now` (0 for a date in the past), `undefined` when
@@ -54,12 +94,8 @@ export function parseRetryAfter(
 ): number | undefined {
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // An HTTP date names its weekday and ends in GMT (IMF-fixdate, or the obsolete
-  // RFC 850 and asctime forms, which Date.parse reads too).
-  if (!/^[A-Za-z]{3,9},? /.test(text)) return undefined;
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
+  const at = parseHttpDate(text, now);
+  return at === undefined ? undefined : Math.max(0, at - now);
 }
 
 /**

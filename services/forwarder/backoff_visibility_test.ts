@@ -21,11 +21,30 @@ Deno.test("parseRetryAfter()", async (t) => {
       60_000,
     );
     assert.equal(parseRetryAfter("Wed, 21 Oct 2015 07:00:00 GMT", now), 0);
+    assert.equal(parseRetryAfter("Wed Oct 21 07:28:00 2015", now), 60_000);
+    assert.equal(parseRetryAfter("Wed Oct  1 07:27:00 2015", now), 0);
   });
 
   await t.step("returns undefined for anything else", () => {
     for (
-      const bad of ["", "-1", "1.5", "soon", "2015-10-21T07:28:00Z", "3 s"]
+      const bad of [
+        "",
+        "-1",
+        "1.5",
+        "soon",
+        "2015-10-21T07:28:00Z",
+        "3 s",
+        // Date.parse reads these as dates; an HTTP date they are not.
+        "abc, 2030",
+        "Tue, 5",
+        "Mon, 1 2 3",
+        "Wed, 21 Oct 2099 07:28:00",
+        "Wed, 21 Oct 2099 07:28:00 CET",
+        "wed, 21 oct 2099 07:28:00 gmt",
+        "Wed, 31 Feb 2099 07:28:00 GMT",
+        "Wed, 21 Oct 2099 24:28:00 GMT",
+        "Wed, 21 Foo 2099 07:28:00 GMT",
+      ]
     ) {
       assert.equal(parseRetryAfter(bad, now), undefined, bad);
     }

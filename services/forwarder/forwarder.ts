@@ -9,6 +9,7 @@ import { backoffDelay, type BackoffOptions, sleep } from "../../lib/backoff.ts";
 import { raceSignal } from "../../lib/deadline.ts";
 import type { Log } from "../../lib/log.ts";
 import { causeText } from "./cause_text.ts";
+import { createDelayRedelivery } from "./delay_redelivery.ts";
 import { createDeleteGatherer } from "./delete_gatherer.ts";
 import { deletedReplyWarning } from "./deleted_reply_warning.ts";
 import { groupChains } from "./group_chains.ts";
@@ -63,8 +64,8 @@ export interface ForwarderOptions {
   metrics?: ForwarderMetrics;
   settings?: ForwarderTuning;
   /**
-   * Headers added to a message's post (signature, sqsd headers); none when unset,
-   * the post then adds no header beyond `Authorization` and `Content-Type`.
+   * Headers added to a message's post (signature, sqsd headers); none when unset:
+   * the post then carries `Authorization` and `Content-Type` alone.
    */
   headers?: (message: QueueMessage) => ExtraHeaders;
   /**
@@ -72,6 +73,11 @@ export interface ForwarderOptions {
    * `backoff_visibility.ts`); `undefined` keeps the one it has. Unset: never changed.
    */
   retryDelay?: (cause: RetryCause) => BackoffDecision | undefined;
+  /**
+   * A clock in milliseconds, for the 12 hours SQS lets a message stay in flight after
+   * its receive (a backoff past them is refused). @default performance.now
+   */
+  now?: () => number;
 }
 
 /**
@@ -116,6 +122,7 @@ const SQS_BATCH_MAX = 10;
  */
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { queue, post, log, headers, retryDelay } = options;
+  const now = options.now ?? (() => performance.now());
   const metrics = options.metrics ?? createMetrics();
   const tuning = options.settings ?? {};
   const retryStatuses = tuning.retryStatuses ?? new Set<number>();
@@ -138,6 +145,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   });
   let running: Promise<void> | undefined;
   let unposted = 0; // messages let go unposted once the stop gave up on the posts
+  const delayRedelivery = retryDelay === undefined
+    ? undefined
+    : createDelayRedelivery({ queue, log, metrics, retryDelay, now });
 
   /** The receive count SQS gave, when the receive asked for it. */
   function receiveCount(message: QueueMessage): number | undefined {
@@ -193,38 +203,6 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     }
   }
 
-  /**
-   * Hides a message left for redelivery for the delay its receive count or the
-   * endpoint asked for, once no extension of the heartbeat names it any more.
-   */
-  async function delayRedelivery(
-    message: QueueMessage,
-    cause: RetryCause,
-    released: Promise<void>,
-  ): Promise<void> {
-    const decision = retryDelay?.(cause);
-    await released;
-    if (decision === undefined) return;
-    const { seconds } = decision;
-    try {
-      await queue.setVisibility(message, seconds);
-      metrics.count("backoffs");
-      log.info(
-        `Message ${message.id} comes back in ${seconds} s (${
-          decision.fromRetryAfter
-            ? "the endpoint's Retry-After"
-            : `backoff after receive ${cause.receiveCount ?? 1}`
-        })`,
-      );
-    } catch (error) {
-      log.warn(
-        `Cannot delay the redelivery of message ${message.id}: ${
-          causeText(error)
-        }; it comes back after its visibility timeout`,
-      );
-    }
-  }
-
   async function remove(messages: QueueMessage[]): Promise<void> {
     try {
       const failed = await queue.deleteBatch(messages);
@@ -254,6 +232,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   async function handle(
     messages: QueueMessage[],
     visibility: Visibility,
+    receivedAt: number,
   ): Promise<void> {
     metrics.count("received", messages.length);
     const heartbeat = startHeartbeat({
@@ -291,11 +270,14 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
           else if (outcome === undefined) {
             heartbeat.done(message);
             unposted++;
-          } else if (outcome === "abandoned" || retryDelay === undefined) {
+          } else if (outcome === "abandoned" || !delayRedelivery) {
             heartbeat.done(message);
           } else {
             const released = heartbeat.release([message]);
-            track(deletes, delayRedelivery(message, outcome, released));
+            track(
+              deletes,
+              delayRedelivery(message, outcome, released, receivedAt),
+            );
           }
         }
         if (chain[0]?.groupId === undefined) posted.push(...done);
@@ -317,9 +299,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     while (await inHand.take(batchSize, stopping.signal)) {
       let messages: QueueMessage[];
       let visibility: Visibility;
+      let receivedAt: number;
       try {
         // Known before the first receive: it may have to ask for a visibility timeout.
         visibility = await raceSignal(visibilityOf(), stopping.signal);
+        receivedAt = now();
         messages = await queue.receive(stopping.signal, visibility.receive);
         failures = 0;
       } catch (error) {
@@ -340,8 +324,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         continue;
       }
       inHand.give(batchSize - messages.length);
-      if (messages.length > 0) track(batches, handle(messages, visibility));
-      else if (tuning.emptyReceivePauseMs) {
+      if (messages.length > 0) {
+        track(batches, handle(messages, visibility, receivedAt));
+      } else if (tuning.emptyReceivePauseMs) {
         await sleep(tuning.emptyReceivePauseMs, stopping.signal);
       }
     }

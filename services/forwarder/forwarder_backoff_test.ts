@@ -163,6 +163,33 @@ Deno.test("createForwarder() with a backoff", async (t) => {
     },
   );
 
+  await t.step(
+    "keeps within the 12 hours SQS allows a message in flight",
+    async () => {
+      // SQS counts the 12 h from the receive and refuses a change past them: a post
+      // that ended 11 h 59 min after the receive leaves 60 s.
+      let clock = 1_000;
+      const { queue, log } = await runOnce(
+        [received("late", 30)],
+        () => {
+          clock += 43_140_000;
+          return Promise.resolve({ status: 503 });
+        },
+        (q) => q.visibilitySet.length === 1,
+        {
+          retryDelay: backoff(1000, 43_200_000),
+          now: () => clock,
+        },
+      );
+      assert.deepEqual(queue.visibilitySet, [["late", 60]]);
+      assert.ok(
+        log.at("INFO").includes(
+          "Message late comes back in 60 s (backoff after receive 30)",
+        ),
+      );
+    },
+  );
+
   await t.step("logs a refused visibility change as a warning", async () => {
     const queue = createFakeQueue([[received("x", 1)]]);
     queue.setVisibility = () =>

@@ -10,8 +10,7 @@ import type { QueueMessage } from "./sqs_queue.ts";
 
 /**
  * Returns the function giving a message's extra headers, or `undefined` when there
- * are none to add (the post then adds no header beyond `Authorization` and
- * `Content-Type`, as docs/forwarder.md's Contract says).
+ * are none to add (the post then carries `Authorization` and `Content-Type` alone).
  *
  * @example
  * ```ts

@@ -26,7 +26,7 @@ export interface PostReply {
   readonly status: number;
   /** The `Location` header of a redirect (3xx), which is not followed. */
   readonly location?: string;
-  /** The `Retry-After` header of any other reply, when it has one. */
+  /** The `Retry-After` header of the reply, when it has one (a 3xx's too). */
   readonly retryAfter?: string;
 }
 
@@ -77,13 +77,16 @@ export function createPoster(options: PosterOptions): Post {
         discardBody: true,
       });
       const { status } = reply;
-      if (status < 300 || status > 399) {
-        const retryAfter = reply.headers.find(([name]) =>
-          name === "retry-after"
-        )?.[1];
-        return retryAfter === undefined ? { status } : { status, retryAfter };
-      }
-      const location = reply.headers.find(([name]) => name === "location")?.[1];
-      return location === undefined ? { status } : { status, location };
+      const header = (wanted: string) =>
+        reply.headers.find(([name]) => name === wanted)?.[1];
+      const location = status >= 300 && status <= 399
+        ? header("location")
+        : undefined;
+      const retryAfter = header("retry-after");
+      return {
+        status,
+        ...(location === undefined ? {} : { location }),
+        ...(retryAfter === undefined ? {} : { retryAfter }),
+      };
     }, `No reply within ${options.timeoutMs} ms`);
 }

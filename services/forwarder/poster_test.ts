@@ -12,8 +12,11 @@ for (const transport of ["fetch", "pooled HTTP/1.1 client"] as const) {
       reply: (r) =>
         r.body.includes("moved")
           ? new Response("gone", {
-            status: 301,
-            headers: { location: "https://new.example.com/in" },
+            status: r.body.includes("later") ? 307 : 301,
+            headers: {
+              location: "https://new.example.com/in",
+              ...(r.body.includes("later") ? { "retry-after": "5" } : {}),
+            },
           })
           : new Response("ok", {
             status: r.body.includes("teapot")
@@ -108,6 +111,12 @@ for (const transport of ["fetch", "pooled HTTP/1.1 client"] as const) {
 
     await t.step("resolves with the reply's Retry-After", async () => {
       assert.deepEqual(await post("busy"), { status: 503, retryAfter: "3" });
+      // A redirect may be a retried status too: its Retry-After is the wait.
+      assert.deepEqual(await post("moved, later"), {
+        status: 307,
+        location: "https://new.example.com/in",
+        retryAfter: "5",
+      });
     });
 
     await t.step(

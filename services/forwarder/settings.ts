@@ -35,17 +35,32 @@ function latin1HeaderSecret(description: string): Setting<string> {
   );
 }
 
-/** A duration of at most 12 hours, the longest visibility timeout of SQS. */
+/**
+ * A duration of at most 12 hours, the longest visibility timeout of SQS; a value out
+ * of range or malformed is reported with this range, not the timers' one.
+ */
 function upToTwelveHours(
   options: Parameters<typeof durationMs>[0],
 ): Setting<number> {
-  return refine(
-    durationMs(options),
-    `a duration from ${
-      options.min ?? 0
-    } ms to 12 h (${MAX_VISIBILITY_MS} ms), the longest visibility timeout of SQS`,
-    (value) => value <= MAX_VISIBILITY_MS,
-  );
+  const duration = durationMs(options);
+  const expected = `expected a duration from ${
+    options.min ?? 0
+  } ms to 12 h (${MAX_VISIBILITY_MS} ms), the longest visibility timeout of SQS: a number of milliseconds or a number with ms, s, m or h`;
+  return {
+    ...duration,
+    read(raw) {
+      // Unset: the default, or the missing value's own problem.
+      if (raw === undefined) return duration.read(raw);
+      let value: number;
+      try {
+        value = duration.read(raw);
+      } catch {
+        throw new Error(expected);
+      }
+      if (value > MAX_VISIBILITY_MS) throw new Error(expected);
+      return value;
+    },
+  };
 }
 
 /** The forwarder's settings schema, keyed by environment variable. */

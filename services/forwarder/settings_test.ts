@@ -194,6 +194,24 @@ Deno.test("forwarderSettings of the webhook options", async (t) => {
     assert.throws(() => FORWARD_BACKOFF_MAX_MS.read("0"));
   });
 
+  await t.step("names the 12 h range whatever is wrong with a backoff", () => {
+    const range =
+      /: expected a duration from 1 ms to 12 h \(43200000 ms\), the longest visibility timeout of SQS: a number of milliseconds or a number with ms, s, m or h$/;
+    for (const name of ["FORWARD_BACKOFF_BASE_MS", "FORWARD_BACKOFF_MAX_MS"]) {
+      const setting = forwarderSettings[name as "FORWARD_BACKOFF_MAX_MS"];
+      for (const raw of ["0", "-5", "soon", "13h", "99999999999"]) {
+        assert.throws(() => setting.read(raw), range, `${name}=${raw}`);
+      }
+    }
+    assert.throws(
+      () => start({ FORWARD_BACKOFF_BASE_MS: "0" }),
+      (error: SettingsError) =>
+        error.problems.includes(
+          'Invalid FORWARD_BACKOFF_BASE_MS "0": expected a duration from 1 ms to 12 h (43200000 ms), the longest visibility timeout of SQS: a number of milliseconds or a number with ms, s, m or h',
+        ),
+    );
+  });
+
   await t.step(
     "reports a malformed secret by name only, and one given twice",
     () => {

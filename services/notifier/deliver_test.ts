@@ -230,3 +230,67 @@ Deno.test("createDeliver() quotes Pushover's errors", async () => {
     await api.close();
   }
 });
+
+Deno.test("createDeliver() scrubs the Basic credentials a service echoes", async (t) => {
+  // The stand-in echoes the Authorization header it was sent.
+  const echoing = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      await request.arrayBuffer();
+      return Response.json({
+        error: {
+          message: `Refused ${request.headers.get("authorization")}`,
+        },
+      }, { status: 401 });
+    },
+  );
+  const host = `127.0.0.1:${echoing.addr.port}`;
+  try {
+    const deliver = createDeliver({
+      bases: bases(`http://${host}`),
+      timeoutMs: 2000,
+    });
+    for (
+      const [url, secret] of [
+        ["pbul://o.PbS3cret", "o.PbS3cret"],
+        [`ntfy://me:NtfyS3cret@${host}/door`, "NtfyS3cret"],
+        [`json://me:JsonS3cret@${host}/hook`, "JsonS3cret"],
+      ] as const
+    ) {
+      await t.step(url.split(":")[0]!, async () => {
+        const delivery = await deliver(parseTargetUrl(url), MESSAGE);
+        assert.equal(delivery.status, 401);
+        const user = url.startsWith("pbul") ? secret : "me";
+        const credentials = btoa(
+          `${user}:${url.startsWith("pbul") ? "" : secret}`,
+        );
+        assert.ok(
+          !delivery.error!.includes(credentials),
+          String(delivery.error),
+        );
+        assert.match(delivery.error!, /Refused Basic \*\*\*\*$/);
+      });
+    }
+  } finally {
+    await echoing.shutdown();
+  }
+});
+
+Deno.test("createDeliver() keeps a percent-encoded secret of the URL out of a connection error", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const deliver = createDeliver({
+    bases: bases(`http://127.0.0.1:${port}`),
+    timeoutMs: 5000,
+    retryBaseMs: 5,
+  });
+  const delivery = await deliver(
+    parseTargetUrl(`json://127.0.0.1:${port}/hook?-apikey=Key%2FS3cret+x`),
+    MESSAGE,
+  );
+  assert.match(delivery.error!, /^JSON endpoint unreachable: /);
+  for (const form of ["Key/S3cret", "Key%2FS3cret", "S3cret"]) {
+    assert.ok(!delivery.error!.includes(form), String(delivery.error));
+  }
+});

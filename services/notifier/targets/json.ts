@@ -12,6 +12,7 @@ import {
 } from "./target.ts";
 import {
   basicAuth,
+  basicCredentials,
   displayUserInfo,
   hostPort,
   type UrlParts,
@@ -69,7 +70,11 @@ export function parseJsonUrl(parts: UrlParts): Target {
     scheme: parts.scheme,
     service: "JSON endpoint",
     display,
-    secrets: [parts.password, ...headerValues].filter((s): s is string => !!s),
+    secrets: [
+      parts.password,
+      parts.password && basicCredentials(parts.user ?? "", parts.password),
+      ...headerValues,
+    ].filter((s): s is string => !!s),
     requests(message: Message): TargetRequest[] {
       return [{
         url,

@@ -68,7 +68,7 @@ Deno.test("parseTargetUrl() ntfy:// publishes JSON to the server root", async (t
       "ntfys://me:p%40ss@ntfy.lan/a/b?priority=high&tags=door,house&click=https://x.test/";
     const target = parseTargetUrl(url);
     assert.equal(target.display, "ntfys://me:****@ntfy.lan/a/b");
-    assert.deepEqual(target.secrets, ["p@ss"]);
+    assert.deepEqual(target.secrets, ["p@ss", btoa("me:p@ss")]);
     const sent = requests(url);
     assert.equal(sent.length, 2);
     assert.deepEqual(sent[1], {
@@ -236,7 +236,7 @@ Deno.test("parseTargetUrl() json:// posts Apprise's JSON", () => {
   const url = "jsons://u:pw@hook.lan/x?method=put&+X-Key=k3y&-q=1&:extra=v";
   const target = parseTargetUrl(url);
   assert.equal(target.display, "jsons://u:****@hook.lan/x");
-  assert.deepEqual(target.secrets, ["pw", "k3y", "1"]);
+  assert.deepEqual(target.secrets, ["pw", btoa("u:pw"), "k3y", "1"]);
   const [sent] = requests(url);
   assert.equal(sent!.url, "https://hook.lan/x?q=1");
   assert.equal(sent!.method, "PUT");

@@ -13,6 +13,7 @@ import {
 } from "./target.ts";
 import {
   basicAuth,
+  basicCredentials,
   displayUserInfo,
   hostPort,
   type UrlParts,
@@ -98,7 +99,11 @@ export function parseNtfyUrl(parts: UrlParts): Target {
     scheme: parts.scheme,
     service: "ntfy",
     display,
-    secrets: [parts.password, token].filter((s): s is string => !!s),
+    secrets: [
+      parts.password,
+      token,
+      parts.password && basicCredentials(parts.user ?? "", parts.password),
+    ].filter((s): s is string => !!s),
     requests(message: Message): TargetRequest[] {
       return topics.map((topic) => ({
         url: root,

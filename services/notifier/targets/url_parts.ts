@@ -142,5 +142,13 @@ export function base64(text: string): string {
 
 /** The `Authorization` value of HTTP Basic authentication. */
 export function basicAuth(user: string, password = ""): string {
-  return `Basic ${base64(`${user}:${password}`)}`;
+  return `Basic ${basicCredentials(user, password)}`;
+}
+
+/**
+ * The credentials of HTTP Basic authentication (base64 of `user:password`): a
+ * secret as much as the password, should a service echo the header.
+ */
+export function basicCredentials(user: string, password = ""): string {
+  return base64(`${user}:${password}`);
 }

@@ -120,6 +120,14 @@ Deno.test("parseTargetUrl() ntfy:// publishes JSON to the server root", async (t
     assert.equal(sent!.url, "https://ntfy.sh");
     assert.equal(JSON.parse(sent!.body!).topic, "my_topic");
   });
+  await t.step("a server whose name ends in ntfy.sh is not ntfy.sh", () => {
+    const [sent] = requests("ntfy://me:pw@myntfy.sh/door");
+    assert.equal(sent!.url, "http://myntfy.sh");
+    assert.equal(JSON.parse(sent!.body!).topic, "door");
+    const [cloud] = requests("ntfys://NTFY.sh/door");
+    assert.equal(cloud!.url, "https://ntfy.sh");
+    assert.equal(JSON.parse(cloud!.body!).topic, "door");
+  });
   await t.step("?token= is sent as a bearer token, masked", () => {
     const target = parseTargetUrl("ntfy://h/t?token=tk_secret");
     assert.equal(target.display, "ntfy://h/t?token=****");

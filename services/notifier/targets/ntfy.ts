@@ -44,8 +44,9 @@ const PRIORITIES: [string, string][] = [
 /** Reads an ntfy URL; `?priority=`, `?tags=`, `?click=` and `?token=` as Apprise does. */
 export function parseNtfyUrl(parts: UrlParts): Target {
   const secure = parts.scheme === "ntfys";
-  const cloud = parts.path.length === 0 || /ntfy\.sh$/i.test(parts.host);
-  const topics = cloud && !/ntfy\.sh$/i.test(parts.host)
+  const cloudHost = /^ntfy\.sh$/i.test(parts.host);
+  const cloud = parts.path.length === 0 || cloudHost;
+  const topics = cloud && !cloudHost
     ? [parts.host, ...parts.path]
     : [...parts.path];
   const token = parts.query.get("token");

@@ -149,15 +149,21 @@ Deno.test("createDeliver() retries connection errors, then reports the target un
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
+  let calls = 0;
   const deliver = createDeliver({
     bases: bases(`http://127.0.0.1:${port}`),
     timeoutMs: 5000,
     retryBaseMs: 5,
+    fetch: (input, init) => {
+      calls++;
+      return fetch(input, init);
+    },
   });
   const delivery = await deliver(
     parseTargetUrl(`gotify://127.0.0.1:${port}/T0k`),
     MESSAGE,
   );
+  assert.equal(calls, 3, "three attempts");
   assert.equal(delivery.ok, false);
   assert.equal(delivery.status, null);
   assert.match(delivery.error!, /^Gotify unreachable: /);
@@ -292,5 +298,31 @@ Deno.test("createDeliver() keeps a percent-encoded secret of the URL out of a co
   assert.match(delivery.error!, /^JSON endpoint unreachable: /);
   for (const form of ["Key/S3cret", "Key%2FS3cret", "S3cret"]) {
     assert.ok(!delivery.error!.includes(form), String(delivery.error));
+  }
+});
+
+Deno.test("createDeliver() sends to every chat even when one refuses", async () => {
+  const api = standIn([
+    () =>
+      Response.json({ ok: false, description: "Bad Request: chat not found" }, {
+        status: 400,
+      }),
+    () => Response.json({ ok: true, result: { message_id: 1 } }),
+  ]);
+  try {
+    const deliver = createDeliver({ bases: bases(api.url), timeoutMs: 2000 });
+    const delivery = await deliver(
+      parseTargetUrl("tgram://123:SeCrEt/11/22"),
+      MESSAGE,
+    );
+    assert.equal(api.seen.length, 2);
+    assert.deepEqual(delivery, {
+      target: "tgram://****/11/22",
+      ok: false,
+      status: 400,
+      error: "Telegram answered HTTP 400: Bad Request: chat not found",
+    });
+  } finally {
+    await api.close();
   }
 });

@@ -40,7 +40,10 @@ export function parseGotifyUrl(parts: UrlParts): Target {
   const path = prefix.length === 0
     ? "/"
     : `/${prefix.map(encodeURIComponent).join("/")}/`;
-  const display = `${parts.scheme}://${hostPort(parts)}${path}${MASK}`;
+  // Without a path, what stands in the host may well be the token.
+  const display = token === undefined
+    ? `${parts.scheme}://${MASK}`
+    : `${parts.scheme}://${hostPort(parts)}${path}${MASK}`;
   const fail = (what: string) => new TargetUrlError(`"${display}": ${what}`);
   if (
     !validHost(parts.host) || !validPort(parts) || token === undefined ||

@@ -263,9 +263,9 @@ Deno.test("parseTargetUrl() refuses unknown schemes and malformed URLs, secrets 
       ],
       ["not a url", /expected an Apprise URL/, undefined],
       [
-        "gotify://host",
-        /"gotify:\/\/host\/\*\*\*\*": expected gotify:\/\/host/,
-        undefined,
+        "gotify://AGotifyT0k",
+        /^"gotify:\/\/\*\*\*\*": expected gotify:\/\/host/,
+        "AGotifyT0k",
       ],
       [
         "gotify://host/s3cr%zz",

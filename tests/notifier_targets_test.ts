@@ -512,7 +512,7 @@ Deno.test("main.ts notifier exits 2 on malformed target URLs, their secrets mask
         });
         assert.equal(code, 2);
         assert.deepEqual(lines, [
-          'notifier: Invalid NOTIFIER_URLS: "slack://****": unknown scheme "slack": use one of pbul, ntfy, ntfys, gotify, gotifys, pover, tgram, discord, json, jsons; "gotify://host.lan/****": expected gotify://host[:port][/path]/TOKEN; "pover://****@****": expected pover://USER_KEY@APP_TOKEN[/DEVICE]',
+          'notifier: Invalid NOTIFIER_URLS: "slack://****": unknown scheme "slack": use one of pbul, ntfy, ntfys, gotify, gotifys, pover, tgram, discord, json, jsons; "gotify://****": expected gotify://host[:port][/path]/TOKEN; "pover://****@****": expected pover://USER_KEY@APP_TOKEN[/DEVICE]',
         ]);
         assertNoSecret(output(main), ["XoxbS3cret", "K3yOnly"]);
       },
@@ -529,7 +529,7 @@ Deno.test("main.ts notifier exits 2 on malformed target URLs, their secrets mask
         const { code, lines, main } = await run({ NOTIFIER_CONFIG: path });
         assert.equal(code, 2);
         assert.deepEqual(lines, [
-          `notifier: Invalid NOTIFIER_CONFIG "${path}": line 3: "gotify://host.lan/****": expected gotify://host[:port][/path]/TOKEN`,
+          `notifier: Invalid NOTIFIER_CONFIG "${path}": line 3: "gotify://****": expected gotify://host[:port][/path]/TOKEN`,
         ]);
         assertNoSecret(output(main), ["Pa55w0rd"]);
       },

@@ -197,6 +197,11 @@ Deno.test("parseTargetUrl() pover:// posts Pushover's form", () => {
   assert.equal(form.get("retry"), "900");
   assert.equal(form.get("expire"), "3600");
   assert.equal(form.get("device"), "phone");
+  // Pushover refuses an empty message: a note with a title alone sends the title.
+  const [titleOnly] = requests(url, { title: "Door", body: "", type: "info" });
+  const titleForm = new URLSearchParams(titleOnly!.body);
+  assert.equal(titleForm.get("message"), "Door");
+  assert.equal(titleForm.get("title"), null);
 });
 
 Deno.test("parseTargetUrl() tgram:// calls sendMessage per chat", () => {

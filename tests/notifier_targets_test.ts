@@ -92,6 +92,13 @@ const SECRETS = [
   "JsonPa55",
 ];
 
+/** The secrets as HTTP Basic credentials, as a service may echo them. */
+const ENCODED_SECRETS = [
+  btoa("o.PbT0ken:"),
+  btoa("me:NtfyPa55"),
+  btoa("hook:JsonPa55"),
+];
+
 Deno.test("main.ts notifier sends to every scheme the request its service documents", async (t) => {
   const api = serviceStandIn();
   const urls = [
@@ -109,6 +116,7 @@ Deno.test("main.ts notifier sends to every scheme the request its service docume
     PUSHOVER_BASE_URL: api.url,
     TELEGRAM_BASE_URL: api.url,
     DISCORD_BASE_URL: `${api.url}/`,
+    LOG_LEVEL: "DEBUG",
   });
   try {
     await t.step(
@@ -296,9 +304,35 @@ Deno.test("main.ts notifier sends to every scheme the request its service docume
       },
     );
 
+    await t.step(
+      "services echoing the credentials they were sent: masked in the answer and the log",
+      async () => {
+        api.state.reply = (request) => {
+          const form = new URLSearchParams(request.body);
+          const echo = [
+            request.headers.authorization,
+            request.headers["access-token"],
+            request.headers["x-gotify-key"],
+            request.path,
+            form.get("token"),
+            form.get("user"),
+          ].filter((part) => part !== undefined && part !== null).join(" ");
+          return Response.json({ message: `Refused ${echo}` }, {
+            status: 401,
+          });
+        };
+        const response = await fetch(`${base}/note/Echo/B`);
+        assert.equal(response.status, 502);
+        const text = await response.text();
+        assert.equal(JSON.parse(text).results.length, 7);
+        assertNoSecret(text, [...SECRETS, ...ENCODED_SECRETS]);
+        await main.waitFor(/Cannot send note "Echo": JSON endpoint answered/);
+      },
+    );
+
     await t.step("SIGTERM stops it; no secret was ever printed", async () => {
       assert.equal(await main.stop("SIGTERM"), 0);
-      assertNoSecret(output(main), SECRETS);
+      assertNoSecret(output(main), [...SECRETS, ...ENCODED_SECRETS]);
     });
   } finally {
     await main.stop();

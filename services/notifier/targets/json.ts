@@ -15,6 +15,7 @@ import {
   basicCredentials,
   displayUserInfo,
   hostPort,
+  invalidHeader,
   type UrlParts,
   validHost,
   validPort,
@@ -57,6 +58,12 @@ export function parseJsonUrl(parts: UrlParts): Target {
   }
   if (parts.user !== undefined) {
     headers.authorization = basicAuth(parts.user, parts.password);
+  }
+  const badHeader = invalidHeader(headers);
+  if (badHeader !== undefined) {
+    throw fail(
+      `invalid header "+${badHeader}": a name of letters, digits and -, a value without line breaks in Latin-1`,
+    );
   }
   const query = params.size > 0 ? `?${params}` : "";
   const url = `${parts.scheme === "jsons" ? "https" : "http"}://${

@@ -296,6 +296,27 @@ Deno.test("parseTargetUrl() refuses unknown schemes and malformed URLs, secrets 
         undefined,
       ],
       ["json://h/?method=delete", /expected \?method= POST or PUT/, undefined],
+      [
+        "json://h/x?+Bad%20Name=S3cretV",
+        /^"json:\/\/h\/x": invalid header "\+bad name"/,
+        "S3cretV",
+      ],
+      [
+        "json://h/x?+X-Key=S3cret%0Av",
+        /^"json:\/\/h\/x": invalid header "\+x-key"/,
+        "S3cret",
+      ],
+      ["ntfy://h/t?click=a%0Ab", /the x-click header cannot carry/, undefined],
+      [
+        "ntfy://h/t?tags=%E2%9C%93",
+        /the x-tags header cannot carry/,
+        undefined,
+      ],
+      [
+        "ntfy://h/t?token=tk%0AS3cret",
+        /^"ntfy:\/\/h\/t\?token=\*\*\*\*": the authorization header/,
+        "S3cret",
+      ],
     ] as const
   ) {
     assert.throws(

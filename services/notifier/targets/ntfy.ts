@@ -16,6 +16,7 @@ import {
   basicCredentials,
   displayUserInfo,
   hostPort,
+  invalidHeader,
   type UrlParts,
   validHost,
   validPort,
@@ -96,6 +97,12 @@ export function parseNtfyUrl(parts: UrlParts): Target {
   if (priority !== "default") headers["x-priority"] = priority;
   if (click !== undefined) headers["x-click"] = click;
   if (tags.length > 0) headers["x-tags"] = tags.join(",");
+  const badHeader = invalidHeader(headers);
+  if (badHeader !== undefined) {
+    throw fail(
+      `the ${badHeader} header cannot carry this URL's value: no line breaks, and ?tags= and ?click= in Latin-1`,
+    );
+  }
   return {
     scheme: parts.scheme,
     service: "ntfy",

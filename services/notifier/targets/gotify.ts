@@ -11,7 +11,13 @@ import {
   type TargetRequest,
   TargetUrlError,
 } from "./target.ts";
-import { hostPort, type UrlParts, validHost, validPort } from "./url_parts.ts";
+import {
+  hostPort,
+  invalidHeader,
+  type UrlParts,
+  validHost,
+  validPort,
+} from "./url_parts.ts";
 
 /** Apprise's priority words and numbers, first prefix match wins. */
 const PRIORITIES: [string, number][] = [
@@ -47,7 +53,7 @@ export function parseGotifyUrl(parts: UrlParts): Target {
   const fail = (what: string) => new TargetUrlError(`"${display}": ${what}`);
   if (
     !validHost(parts.host) || !validPort(parts) || token === undefined ||
-    parts.user !== undefined
+    parts.user !== undefined || invalidHeader({ "x-gotify-key": token })
   ) {
     throw fail("expected gotify://host[:port][/path]/TOKEN");
   }

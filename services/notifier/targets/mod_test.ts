@@ -308,6 +308,11 @@ Deno.test("parseTargetUrl() refuses unknown schemes and malformed URLs, secrets 
       ],
       ["ntfy://h/t?click=a%0Ab", /the x-click header cannot carry/, undefined],
       [
+        "gotify://h/T0k%0AS3cret",
+        /^"gotify:\/\/h\/\*\*\*\*": expected gotify:\/\/host/,
+        "S3cret",
+      ],
+      [
         "ntfy://h/t?tags=%E2%9C%93",
         /the x-tags header cannot carry/,
         undefined,

@@ -7,6 +7,7 @@
 import { backoffDelay, sleep } from "../../lib/backoff.ts";
 import { deadline } from "../../lib/deadline.ts";
 import { errorText } from "../../lib/log.ts";
+import { replyText } from "./reply_text.ts";
 import {
   type Message,
   scrub,
@@ -150,6 +151,9 @@ export function createDeliver(options: DeliverOptions): Deliver {
   };
 }
 
+/** The most of a reply that is read: more than any service's answer needs. */
+const MAX_REPLY_BYTES = 256 * 1024;
+
 async function send(
   fetchFn: typeof fetch,
   request: TargetRequest,
@@ -162,7 +166,7 @@ async function send(
     redirect: "manual",
     signal,
   });
-  const text = await response.text();
+  const text = await replyText(response, MAX_REPLY_BYTES);
   return {
     status: response.status,
     text,

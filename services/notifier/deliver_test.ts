@@ -326,3 +326,26 @@ Deno.test("createDeliver() sends to every chat even when one refuses", async () 
     await api.close();
   }
 });
+
+Deno.test("createDeliver() reads only the start of an endless reply", async () => {
+  const chunk = new Uint8Array(64 * 1024).fill(97);
+  const api = standIn([
+    () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull: (controller) => controller.enqueue(chunk),
+        }),
+      ),
+  ]);
+  try {
+    const deliver = createDeliver({ bases: bases(api.url), timeoutMs: 5000 });
+    const delivery = await deliver(
+      parseTargetUrl(`json://${new URL(api.url).host}/hook`),
+      MESSAGE,
+    );
+    assert.equal(delivery.ok, true, String(delivery.error));
+    assert.equal(delivery.reply!.length, 256 * 1024);
+  } finally {
+    await api.close();
+  }
+});

@@ -57,9 +57,16 @@ export function createNotify(options: NotifyOptions): Notify {
       );
       return { kind: "deduplicated" };
     }
-    const deliveries = await Promise.all(
-      selected.map(({ target }) => deliver(target, message)),
-    );
+    let deliveries: Delivery[];
+    try {
+      deliveries = await Promise.all(
+        selected.map(({ target }) => deliver(target, message)),
+      );
+    } catch (error) {
+      // Not sent (an unexpected error, answered 500): a retry must go through.
+      dedupe.release(key);
+      throw error;
+    }
     for (const delivery of deliveries) {
       if (delivery.ok) {
         log.info(`Sent note "${preview(message.title)}" to ${delivery.target}`);

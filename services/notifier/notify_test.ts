@@ -81,3 +81,21 @@ Deno.test("createNotify()", async (t) => {
     },
   );
 });
+
+Deno.test("createNotify() forgets a message whose sending threw, so a retry goes through", async () => {
+  let calls = 0;
+  const notify = createNotify({
+    targets: [{ target: parseTargetUrl("ntfy://h/a"), tags: new Set() }],
+    deliver: (target) => {
+      calls++;
+      return calls === 1
+        ? Promise.reject(new Error("unexpected"))
+        : Promise.resolve({ target: target.display, ok: true, status: 200 });
+    },
+    dedupe: createDedupe(60_000),
+    log: createMemoryLog(),
+  });
+  const message = { title: "T", body: "B", type: "info" } as const;
+  await assert.rejects(notify(message), /unexpected/);
+  assert.equal((await notify(message)).kind, "sent");
+});

@@ -49,7 +49,7 @@ Deno.test("targetUrlsSetting() reads every URL and reports every bad one, masked
     NOTIFIER_URLS: "ntfy://h/a foo://S3cret gotify://h",
   });
   assert.deepEqual(bad.problems, [
-    'Invalid NOTIFIER_URLS: "foo://****": unknown scheme "foo": use one of pbul, ntfy, ntfys, gotify, gotifys, pover, tgram, discord, json, jsons; "gotify://h/****": expected gotify://host[:port][/path]/TOKEN',
+    'Invalid NOTIFIER_URLS: "foo://****": unknown scheme "foo": use one of pbul, ntfy, ntfys, gotify, gotifys, pover, tgram, discord, json, jsons; "gotify://****": expected gotify://host[:port][/path]/TOKEN',
   ]);
 });
 
@@ -77,7 +77,7 @@ Deno.test("targetConfigSetting() reads the file's tagged targets and names bad l
   assert.deepEqual(
     readSettings(schema, { NOTIFIER_CONFIG: "/cfg/bad" }).problems,
     [
-      'Invalid NOTIFIER_CONFIG "/cfg/bad": line 2: "gotify://h/****": expected gotify://host[:port][/path]/TOKEN',
+      'Invalid NOTIFIER_CONFIG "/cfg/bad": line 2: "gotify://****": expected gotify://host[:port][/path]/TOKEN',
     ],
   );
   assert.deepEqual(

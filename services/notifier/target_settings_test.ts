@@ -93,3 +93,30 @@ Deno.test("targetConfigSetting() reads the file's tagged targets and names bad l
     ],
   );
 });
+
+Deno.test("targetConfigSetting() reads a real file, and refuses a device or a huge file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "notifier-config-" });
+  try {
+    await Deno.writeTextFile(`${dir}/ok.txt`, "home=ntfy://h/a\n");
+    await Deno.writeTextFile(`${dir}/huge.txt`, "#".repeat(2 * 1024 * 1024));
+    const schema = {
+      NOTIFIER_CONFIG: optional(targetConfigSetting({ description: "Config" })),
+    };
+    const ok = readSettings(schema, { NOTIFIER_CONFIG: `${dir}/ok.txt` });
+    assert.equal(ok.values.NOTIFIER_CONFIG?.length, 1);
+    assert.deepEqual(
+      readSettings(schema, { NOTIFIER_CONFIG: "/dev/zero" }).problems,
+      [
+        'Invalid NOTIFIER_CONFIG "/dev/zero": cannot read the file: not a regular file',
+      ],
+    );
+    assert.deepEqual(
+      readSettings(schema, { NOTIFIER_CONFIG: `${dir}/huge.txt` }).problems,
+      [
+        `Invalid NOTIFIER_CONFIG "${dir}/huge.txt": cannot read the file: 2097152 bytes, the limit is 1048576: is this the right file?`,
+      ],
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -443,6 +443,15 @@ Deno.test("main.ts notifier with an Apprise config file: tags, a target down, th
         assert.deepEqual(await repeat.json(), { deduplicated: true });
         assert.equal(api.seen.length, 2);
         await main.waitFor(/\[INFO\] Not sending note "Dedupe" again/);
+        // Tagged garage: the JSON hook has it already, only the Gotify is left.
+        const wider = await post({ ...note, tag: "garage" });
+        assert.equal(wider.status, 502);
+        const { results } = await wider.json();
+        assert.deepEqual(
+          results.map((r: { target: string }) => r.target),
+          [`gotify://127.0.0.1:${dead}/****`],
+        );
+        assert.equal(api.seen.length, 2);
         const other = await post({ ...note, type: "warning" });
         assert.equal(other.status, 200);
         await other.body?.cancel();

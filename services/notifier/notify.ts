@@ -48,6 +48,8 @@ export interface NotifyOptions {
 export function createNotify(options: NotifyOptions): Notify {
   const { targets, deliver, dedupe, log } = options;
   return async (message, tag) => {
+    // A note without a title is named by its body in the log.
+    const name = preview(message.title || message.body);
     const selected = targets.filter((t) => matchesTag(t.tags, tag));
     if (selected.length === 0) return { kind: "no-target" };
     // One key per target: a repeat goes only to the targets it has not reached
@@ -64,9 +66,7 @@ export function createNotify(options: NotifyOptions): Notify {
       const skipped = selected.filter((t) => !fresh.includes(t))
         .map((t) => t.target.display).join(", ");
       log.info(
-        `Not sending note "${
-          preview(message.title)
-        }" again to ${skipped}: the same note was sent within NOTIFIER_DEDUPE_MS`,
+        `Not sending note "${name}" again to ${skipped}: the same note was sent within NOTIFIER_DEDUPE_MS`,
       );
     }
     if (fresh.length === 0) return { kind: "deduplicated" };
@@ -82,12 +82,10 @@ export function createNotify(options: NotifyOptions): Notify {
     }
     deliveries.forEach((delivery, index) => {
       if (delivery.ok) {
-        log.info(`Sent note "${preview(message.title)}" to ${delivery.target}`);
+        log.info(`Sent note "${name}" to ${delivery.target}`);
       } else {
         log.warn(
-          `Cannot send note "${
-            preview(message.title)
-          }": ${delivery.error} (${delivery.target})`,
+          `Cannot send note "${name}": ${delivery.error} (${delivery.target})`,
         );
         dedupe.release(keyOf(fresh[index]!));
       }

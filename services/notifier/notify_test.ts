@@ -137,3 +137,16 @@ Deno.test("createNotify() sends a message again to targets it has not reached", 
   assert.equal((await notify(message, "HOME")).kind, "deduplicated");
   assert.deepEqual(sent, ["ntfy://h/a", "ntfy://h/b"]);
 });
+
+Deno.test("createNotify() names a note without a title by its body in the log", async () => {
+  const log = createMemoryLog();
+  const notify = createNotify({
+    targets: [{ target: parseTargetUrl("ntfy://h/a"), tags: new Set() }],
+    deliver: (target) =>
+      Promise.resolve({ target: target.display, ok: true, status: 200 }),
+    dedupe: createDedupe(0),
+    log,
+  });
+  await notify({ title: "", body: "Disk full", type: "warning" });
+  assert.deepEqual(log.at("INFO"), ['Sent note "Disk full" to ntfy://h/a']);
+});

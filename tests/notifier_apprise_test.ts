@@ -89,6 +89,9 @@ const CASES = [
   "json://{host}",
   "json://{host}/hook/in",
   "json://user:pw@{host}/hook/?+X-Api-Key=k3y",
+  "json://{host}/p?:extra=1&-q=v%2Fw&method=PUT",
+  "gotify://{host}/AbCdEfG123?priority=7",
+  "ntfy://{host}/alerts?tags=x%20y,z&priority=4",
 ];
 
 const MESSAGES = [

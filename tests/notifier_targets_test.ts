@@ -92,6 +92,13 @@ const SECRETS = [
   "JsonPa55",
 ];
 
+/** The secrets as HTTP Basic credentials, as a service may echo them. */
+const ENCODED_SECRETS = [
+  btoa("o.PbT0ken:"),
+  btoa("me:NtfyPa55"),
+  btoa("hook:JsonPa55"),
+];
+
 Deno.test("main.ts notifier sends to every scheme the request its service documents", async (t) => {
   const api = serviceStandIn();
   const urls = [
@@ -109,6 +116,7 @@ Deno.test("main.ts notifier sends to every scheme the request its service docume
     PUSHOVER_BASE_URL: api.url,
     TELEGRAM_BASE_URL: api.url,
     DISCORD_BASE_URL: `${api.url}/`,
+    LOG_LEVEL: "DEBUG",
   });
   try {
     await t.step(
@@ -296,9 +304,35 @@ Deno.test("main.ts notifier sends to every scheme the request its service docume
       },
     );
 
+    await t.step(
+      "services echoing the credentials they were sent: masked in the answer and the log",
+      async () => {
+        api.state.reply = (request) => {
+          const form = new URLSearchParams(request.body);
+          const echo = [
+            request.headers.authorization,
+            request.headers["access-token"],
+            request.headers["x-gotify-key"],
+            request.path,
+            form.get("token"),
+            form.get("user"),
+          ].filter((part) => part !== undefined && part !== null).join(" ");
+          return Response.json({ message: `Refused ${echo}` }, {
+            status: 401,
+          });
+        };
+        const response = await fetch(`${base}/note/Echo/B`);
+        assert.equal(response.status, 502);
+        const text = await response.text();
+        assert.equal(JSON.parse(text).results.length, 7);
+        assertNoSecret(text, [...SECRETS, ...ENCODED_SECRETS]);
+        await main.waitFor(/Cannot send note "Echo": JSON endpoint answered/);
+      },
+    );
+
     await t.step("SIGTERM stops it; no secret was ever printed", async () => {
       assert.equal(await main.stop("SIGTERM"), 0);
-      assertNoSecret(output(main), SECRETS);
+      assertNoSecret(output(main), [...SECRETS, ...ENCODED_SECRETS]);
     });
   } finally {
     await main.stop();
@@ -409,6 +443,15 @@ Deno.test("main.ts notifier with an Apprise config file: tags, a target down, th
         assert.deepEqual(await repeat.json(), { deduplicated: true });
         assert.equal(api.seen.length, 2);
         await main.waitFor(/\[INFO\] Not sending note "Dedupe" again/);
+        // Tagged garage: the JSON hook has it already, only the Gotify is left.
+        const wider = await post({ ...note, tag: "garage" });
+        assert.equal(wider.status, 502);
+        const { results } = await wider.json();
+        assert.deepEqual(
+          results.map((r: { target: string }) => r.target),
+          [`gotify://127.0.0.1:${dead}/****`],
+        );
+        assert.equal(api.seen.length, 2);
         const other = await post({ ...note, type: "warning" });
         assert.equal(other.status, 200);
         await other.body?.cancel();
@@ -512,7 +555,7 @@ Deno.test("main.ts notifier exits 2 on malformed target URLs, their secrets mask
         });
         assert.equal(code, 2);
         assert.deepEqual(lines, [
-          'notifier: Invalid NOTIFIER_URLS: "slack://****": unknown scheme "slack": use one of pbul, ntfy, ntfys, gotify, gotifys, pover, tgram, discord, json, jsons; "gotify://host.lan/****": expected gotify://host[:port][/path]/TOKEN; "pover://****@****": expected pover://USER_KEY@APP_TOKEN[/DEVICE]',
+          'notifier: Invalid NOTIFIER_URLS: "slack://****": unknown scheme "slack": use one of pbul, ntfy, ntfys, gotify, gotifys, pover, tgram, discord, json, jsons; "gotify://****": expected gotify://host[:port][/path]/TOKEN; "pover://****@****": expected pover://USER_KEY@APP_TOKEN[/DEVICE]',
         ]);
         assertNoSecret(output(main), ["XoxbS3cret", "K3yOnly"]);
       },
@@ -529,7 +572,7 @@ Deno.test("main.ts notifier exits 2 on malformed target URLs, their secrets mask
         const { code, lines, main } = await run({ NOTIFIER_CONFIG: path });
         assert.equal(code, 2);
         assert.deepEqual(lines, [
-          `notifier: Invalid NOTIFIER_CONFIG "${path}": line 3: "gotify://host.lan/****": expected gotify://host[:port][/path]/TOKEN`,
+          `notifier: Invalid NOTIFIER_CONFIG "${path}": line 3: "gotify://****": expected gotify://host[:port][/path]/TOKEN`,
         ]);
         assertNoSecret(output(main), ["Pa55w0rd"]);
       },

@@ -312,6 +312,16 @@ Deno.test("createNotifierApp() with several targets", async (t) => {
       assert.equal(response.status, 400, body);
       assert.match((await response.json()).message, message);
     }
+    // curl -d '{...}' sends JSON as a form: the answer says what to do.
+    const jsonForm = await post(
+      '{"body": "b"}',
+      "application/x-www-form-urlencoded",
+    );
+    assert.equal(jsonForm.status, 400);
+    assert.match(
+      (await jsonForm.json()).message,
+      /JSON sent as form data: send it with Content-Type: application\/json/,
+    );
     const text = await post("body", "text/plain");
     assert.equal(text.status, 415);
     await text.body?.cancel();

@@ -7,6 +7,7 @@
 import { backoffDelay, sleep } from "../../lib/backoff.ts";
 import { deadline } from "../../lib/deadline.ts";
 import { errorText } from "../../lib/log.ts";
+import { replyText } from "./reply_text.ts";
 import {
   type Message,
   scrub,
@@ -54,7 +55,8 @@ interface Answer {
 }
 
 /**
- * Returns a {@linkcode Deliver} for the given services. A request is retried when
+ * Returns a {@linkcode Deliver} for the given services. Each of the target's requests
+ * (one per chat, topic...) is sent, even after one failed. A request is retried when
  * the connection fails, or the service answers 429 or 5xx, while attempts remain
  * and the wait (its `Retry-After`, or a jittered backoff) ends within the time limit.
  * Redirects are not followed (they would carry a token elsewhere): a 3xx fails.
@@ -81,53 +83,66 @@ export function createDeliver(options: DeliverOptions): Deliver {
       status,
       error: scrub(target, error),
     });
-    let last: Answer | undefined;
-    try {
-      for (const request of target.requests(message, options.bases)) {
-        for (let attempt = 0;; attempt++) {
-          let retryable: boolean;
-          let failure: Delivery;
-          let hint: number | undefined;
-          try {
-            last = await send(fetchFn, request, limit.signal);
-            if (last.status >= 200 && last.status < 300) break;
-            const detail = upstreamMessage(last.text);
-            failure = failed(
-              last.status,
-              `${target.service} answered HTTP ${last.status}${
-                detail ? `: ${detail}` : ""
-              }`,
-            );
-            retryable = last.status === 429 || last.status >= 500;
-            hint = last.retryAfterMs;
-          } catch (error) {
-            if (limit.expired()) {
-              return failed(
-                null,
-                `${target.service} did not answer within ${options.timeoutMs} ms`,
-              );
-            }
-            failure = failed(
+
+    /** One request, retried; the answer when accepted, else the failure. */
+    const deliverOne = async (
+      request: TargetRequest,
+    ): Promise<Answer | Delivery> => {
+      for (let attempt = 0;; attempt++) {
+        let retryable: boolean;
+        let failure: Delivery;
+        let hint: number | undefined;
+        try {
+          const answer = await send(fetchFn, request, limit.signal);
+          if (answer.status >= 200 && answer.status < 300) return answer;
+          const detail = upstreamMessage(answer.text);
+          failure = failed(
+            answer.status,
+            `${target.service} answered HTTP ${answer.status}${
+              detail ? `: ${detail}` : ""
+            }`,
+          );
+          retryable = answer.status === 429 || answer.status >= 500;
+          hint = answer.retryAfterMs;
+        } catch (error) {
+          if (limit.expired()) {
+            return failed(
               null,
-              `${target.service} unreachable: ${errorText(error)}`,
+              `${target.service} did not answer within ${options.timeoutMs} ms`,
             );
-            retryable = true;
           }
-          const wait = hint ??
-            backoffDelay(attempt, { baseMs: retryBaseMs, maxMs: 5_000 });
-          if (
-            !retryable || attempt + 1 >= maxAttempts || wait >= remaining()
-          ) {
-            return failure;
-          }
-          await sleep(wait, limit.signal);
-          if (limit.expired()) return failure;
+          failure = failed(
+            null,
+            `${target.service} unreachable: ${errorText(error)}`,
+          );
+          retryable = true;
         }
+        const wait = hint ??
+          backoffDelay(attempt, { baseMs: retryBaseMs, maxMs: 5_000 });
+        if (
+          !retryable || attempt + 1 >= maxAttempts || wait >= remaining()
+        ) {
+          return failure;
+        }
+        await sleep(wait, limit.signal);
+        if (limit.expired()) return failure;
+      }
+    };
+
+    let last: Answer | undefined;
+    let firstFailure: Delivery | undefined;
+    try {
+      // Every request is tried (one chat or topic failing does not keep the
+      // message from the others); the first failure is the target's.
+      for (const request of target.requests(message, options.bases)) {
+        const outcome = await deliverOne(request);
+        if ("ok" in outcome) firstFailure ??= outcome;
+        else last = outcome;
       }
     } finally {
       limit.clear();
     }
-    return {
+    return firstFailure ?? {
       target: target.display,
       ok: true,
       status: last?.status ?? null,
@@ -135,6 +150,9 @@ export function createDeliver(options: DeliverOptions): Deliver {
     };
   };
 }
+
+/** The most of a reply that is read: more than any service's answer needs. */
+const MAX_REPLY_BYTES = 256 * 1024;
 
 async function send(
   fetchFn: typeof fetch,
@@ -148,7 +166,7 @@ async function send(
     redirect: "manual",
     signal,
   });
-  const text = await response.text();
+  const text = await replyText(response, MAX_REPLY_BYTES);
   return {
     status: response.status,
     text,

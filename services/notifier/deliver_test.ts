@@ -149,15 +149,21 @@ Deno.test("createDeliver() retries connection errors, then reports the target un
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
+  let calls = 0;
   const deliver = createDeliver({
     bases: bases(`http://127.0.0.1:${port}`),
     timeoutMs: 5000,
     retryBaseMs: 5,
+    fetch: (input, init) => {
+      calls++;
+      return fetch(input, init);
+    },
   });
   const delivery = await deliver(
     parseTargetUrl(`gotify://127.0.0.1:${port}/T0k`),
     MESSAGE,
   );
+  assert.equal(calls, 3, "three attempts");
   assert.equal(delivery.ok, false);
   assert.equal(delivery.status, null);
   assert.match(delivery.error!, /^Gotify unreachable: /);
@@ -226,6 +232,119 @@ Deno.test("createDeliver() quotes Pushover's errors", async () => {
       delivery.error,
       "Pushover answered HTTP 400: user identifier is not a valid user, group, or subscribed user key",
     );
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("createDeliver() scrubs the Basic credentials a service echoes", async (t) => {
+  // The stand-in echoes the Authorization header it was sent.
+  const echoing = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      await request.arrayBuffer();
+      return Response.json({
+        error: {
+          message: `Refused ${request.headers.get("authorization")}`,
+        },
+      }, { status: 401 });
+    },
+  );
+  const host = `127.0.0.1:${echoing.addr.port}`;
+  try {
+    const deliver = createDeliver({
+      bases: bases(`http://${host}`),
+      timeoutMs: 2000,
+    });
+    for (
+      const [url, secret] of [
+        ["pbul://o.PbS3cret", "o.PbS3cret"],
+        [`ntfy://me:NtfyS3cret@${host}/door`, "NtfyS3cret"],
+        [`json://me:JsonS3cret@${host}/hook`, "JsonS3cret"],
+      ] as const
+    ) {
+      await t.step(url.split(":")[0]!, async () => {
+        const delivery = await deliver(parseTargetUrl(url), MESSAGE);
+        assert.equal(delivery.status, 401);
+        const user = url.startsWith("pbul") ? secret : "me";
+        const credentials = btoa(
+          `${user}:${url.startsWith("pbul") ? "" : secret}`,
+        );
+        assert.ok(
+          !delivery.error!.includes(credentials),
+          String(delivery.error),
+        );
+        assert.match(delivery.error!, /Refused Basic \*\*\*\*$/);
+      });
+    }
+  } finally {
+    await echoing.shutdown();
+  }
+});
+
+Deno.test("createDeliver() keeps a percent-encoded secret of the URL out of a connection error", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const deliver = createDeliver({
+    bases: bases(`http://127.0.0.1:${port}`),
+    timeoutMs: 5000,
+    retryBaseMs: 5,
+  });
+  const delivery = await deliver(
+    parseTargetUrl(`json://127.0.0.1:${port}/hook?-apikey=Key%2FS3cret+x`),
+    MESSAGE,
+  );
+  assert.match(delivery.error!, /^JSON endpoint unreachable: /);
+  for (const form of ["Key/S3cret", "Key%2FS3cret", "S3cret"]) {
+    assert.ok(!delivery.error!.includes(form), String(delivery.error));
+  }
+});
+
+Deno.test("createDeliver() sends to every chat even when one refuses", async () => {
+  const api = standIn([
+    () =>
+      Response.json({ ok: false, description: "Bad Request: chat not found" }, {
+        status: 400,
+      }),
+    () => Response.json({ ok: true, result: { message_id: 1 } }),
+  ]);
+  try {
+    const deliver = createDeliver({ bases: bases(api.url), timeoutMs: 2000 });
+    const delivery = await deliver(
+      parseTargetUrl("tgram://123:SeCrEt/11/22"),
+      MESSAGE,
+    );
+    assert.equal(api.seen.length, 2);
+    assert.deepEqual(delivery, {
+      target: "tgram://****/11/22",
+      ok: false,
+      status: 400,
+      error: "Telegram answered HTTP 400: Bad Request: chat not found",
+    });
+  } finally {
+    await api.close();
+  }
+});
+
+Deno.test("createDeliver() reads only the start of an endless reply", async () => {
+  const chunk = new Uint8Array(64 * 1024).fill(97);
+  const api = standIn([
+    () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull: (controller) => controller.enqueue(chunk),
+        }),
+      ),
+  ]);
+  try {
+    const deliver = createDeliver({ bases: bases(api.url), timeoutMs: 5000 });
+    const delivery = await deliver(
+      parseTargetUrl(`json://${new URL(api.url).host}/hook`),
+      MESSAGE,
+    );
+    assert.equal(delivery.ok, true, String(delivery.error));
+    assert.equal(delivery.reply!.length, 256 * 1024);
   } finally {
     await api.close();
   }

@@ -33,9 +33,11 @@ export interface NotifyOptions {
 }
 
 /**
- * Returns a {@linkcode Notify}. A repeat of a title, body and type already claimed
- * within the window is not sent (logged at INFO); when a target fails, the message
- * is forgotten again so that the caller's retry goes through.
+ * Returns a {@linkcode Notify}. A title, body and type goes to each target once
+ * within the window: a repeat goes only to the selected targets it has not reached
+ * (and is not sent at all, logged at INFO, when it reached them all); when a target
+ * fails, the message is forgotten for that target, so that the caller's retry
+ * reaches it.
  *
  * @example
  * ```ts
@@ -46,32 +48,48 @@ export interface NotifyOptions {
 export function createNotify(options: NotifyOptions): Notify {
   const { targets, deliver, dedupe, log } = options;
   return async (message, tag) => {
+    // A note without a title is named by its body in the log.
+    const name = preview(message.title || message.body);
     const selected = targets.filter((t) => matchesTag(t.tags, tag));
     if (selected.length === 0) return { kind: "no-target" };
-    const key = JSON.stringify([message.title, message.body, message.type]);
-    if (!dedupe.claim(key)) {
+    // One key per target: a repeat goes only to the targets it has not reached
+    // (another tag's), and a failed target alone is forgotten for the retry.
+    const keyOf = (target: TaggedTarget) =>
+      JSON.stringify([
+        message.title,
+        message.body,
+        message.type,
+        targets.indexOf(target),
+      ]);
+    const fresh = selected.filter((t) => dedupe.claim(keyOf(t)));
+    if (fresh.length < selected.length) {
+      const skipped = selected.filter((t) => !fresh.includes(t))
+        .map((t) => t.target.display).join(", ");
       log.info(
-        `Not sending note "${
-          preview(message.title)
-        }" again: the same note was sent within NOTIFIER_DEDUPE_MS`,
+        `Not sending note "${name}" again to ${skipped}: the same note was sent within NOTIFIER_DEDUPE_MS`,
       );
-      return { kind: "deduplicated" };
     }
-    const deliveries = await Promise.all(
-      selected.map(({ target }) => deliver(target, message)),
-    );
-    for (const delivery of deliveries) {
+    if (fresh.length === 0) return { kind: "deduplicated" };
+    let deliveries: Delivery[];
+    try {
+      deliveries = await Promise.all(
+        fresh.map(({ target }) => deliver(target, message)),
+      );
+    } catch (error) {
+      // Not sent (an unexpected error, answered 500): a retry must go through.
+      for (const t of fresh) dedupe.release(keyOf(t));
+      throw error;
+    }
+    deliveries.forEach((delivery, index) => {
       if (delivery.ok) {
-        log.info(`Sent note "${preview(message.title)}" to ${delivery.target}`);
+        log.info(`Sent note "${name}" to ${delivery.target}`);
       } else {
         log.warn(
-          `Cannot send note "${
-            preview(message.title)
-          }": ${delivery.error} (${delivery.target})`,
+          `Cannot send note "${name}": ${delivery.error} (${delivery.target})`,
         );
+        dedupe.release(keyOf(fresh[index]!));
       }
-    }
-    if (deliveries.some((d) => !d.ok)) dedupe.release(key);
+    });
     return { kind: "sent", deliveries };
   };
 }

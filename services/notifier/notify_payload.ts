@@ -95,6 +95,13 @@ async function readFields(c: Context): Promise<Record<string, unknown>> {
     for (const [name, value] of form) {
       fields[name] = value;
     }
+    const names = Object.keys(fields);
+    if (names.length === 1 && names[0]!.trimStart().startsWith("{")) {
+      throw new HTTPException(400, {
+        message:
+          "Invalid body: JSON sent as form data: send it with Content-Type: application/json",
+      });
+    }
     return fields;
   }
   if (type !== "" && !/^application\/([\w.+-]*\+)?json\b/.test(type)) {

@@ -111,8 +111,33 @@ export function parseTargetConfig(text: string): ConfigLine[] {
 export interface TargetConfigSettingOptions {
   /** One line for `--help`. */
   description: string;
-  /** Reads a file as text. @default Deno.readTextFileSync */
+  /**
+   * Reads a file as text.
+   * @default {@linkcode readConfigFile}: a regular file of at most 1 MiB
+   */
   readTextFile?: (path: string) => string;
+}
+
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * Reads a configuration file as text, refusing what is not a regular file of at
+ * most 1 MiB (a device such as /dev/zero would never end).
+ *
+ * @example
+ * ```ts
+ * const text = readConfigFile("/etc/homewire/apprise.txt");
+ * ```
+ */
+export function readConfigFile(path: string): string {
+  const info = Deno.statSync(path);
+  if (!info.isFile) throw new Error("not a regular file");
+  if (info.size > MAX_CONFIG_BYTES) {
+    throw new Error(
+      `${info.size} bytes, the limit is ${MAX_CONFIG_BYTES}: is this the right file?`,
+    );
+  }
+  return Deno.readTextFileSync(path);
 }
 
 /**
@@ -123,7 +148,7 @@ export interface TargetConfigSettingOptions {
 export function targetConfigSetting(
   options: TargetConfigSettingOptions,
 ): Setting<TaggedTarget[]> {
-  const readTextFile = options.readTextFile ?? Deno.readTextFileSync;
+  const readTextFile = options.readTextFile ?? readConfigFile;
   return custom({ description: options.description }, (path) => {
     let content: string;
     try {

@@ -49,7 +49,7 @@ Deno.test("targetUrlsSetting() reads every URL and reports every bad one, masked
     NOTIFIER_URLS: "ntfy://h/a foo://S3cret gotify://h",
   });
   assert.deepEqual(bad.problems, [
-    'Invalid NOTIFIER_URLS: "foo://****": unknown scheme "foo": use one of pbul, ntfy, ntfys, gotify, gotifys, pover, tgram, discord, json, jsons; "gotify://h/****": expected gotify://host[:port][/path]/TOKEN',
+    'Invalid NOTIFIER_URLS: "foo://****": unknown scheme "foo": use one of pbul, ntfy, ntfys, gotify, gotifys, pover, tgram, discord, json, jsons; "gotify://****": expected gotify://host[:port][/path]/TOKEN',
   ]);
 });
 
@@ -77,7 +77,7 @@ Deno.test("targetConfigSetting() reads the file's tagged targets and names bad l
   assert.deepEqual(
     readSettings(schema, { NOTIFIER_CONFIG: "/cfg/bad" }).problems,
     [
-      'Invalid NOTIFIER_CONFIG "/cfg/bad": line 2: "gotify://h/****": expected gotify://host[:port][/path]/TOKEN',
+      'Invalid NOTIFIER_CONFIG "/cfg/bad": line 2: "gotify://****": expected gotify://host[:port][/path]/TOKEN',
     ],
   );
   assert.deepEqual(
@@ -92,4 +92,31 @@ Deno.test("targetConfigSetting() reads the file's tagged targets and names bad l
       'Invalid NOTIFIER_CONFIG "/cfg/none": cannot read the file: No such file: /cfg/none',
     ],
   );
+});
+
+Deno.test("targetConfigSetting() reads a real file, and refuses a device or a huge file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "notifier-config-" });
+  try {
+    await Deno.writeTextFile(`${dir}/ok.txt`, "home=ntfy://h/a\n");
+    await Deno.writeTextFile(`${dir}/huge.txt`, "#".repeat(2 * 1024 * 1024));
+    const schema = {
+      NOTIFIER_CONFIG: optional(targetConfigSetting({ description: "Config" })),
+    };
+    const ok = readSettings(schema, { NOTIFIER_CONFIG: `${dir}/ok.txt` });
+    assert.equal(ok.values.NOTIFIER_CONFIG?.length, 1);
+    assert.deepEqual(
+      readSettings(schema, { NOTIFIER_CONFIG: "/dev/zero" }).problems,
+      [
+        'Invalid NOTIFIER_CONFIG "/dev/zero": cannot read the file: not a regular file',
+      ],
+    );
+    assert.deepEqual(
+      readSettings(schema, { NOTIFIER_CONFIG: `${dir}/huge.txt` }).problems,
+      [
+        `Invalid NOTIFIER_CONFIG "${dir}/huge.txt": cannot read the file: 2097152 bytes, the limit is 1048576: is this the right file?`,
+      ],
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

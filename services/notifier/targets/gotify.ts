@@ -11,7 +11,13 @@ import {
   type TargetRequest,
   TargetUrlError,
 } from "./target.ts";
-import { hostPort, type UrlParts, validHost, validPort } from "./url_parts.ts";
+import {
+  hostPort,
+  invalidHeader,
+  type UrlParts,
+  validHost,
+  validPort,
+} from "./url_parts.ts";
 
 /** Apprise's priority words and numbers, first prefix match wins. */
 const PRIORITIES: [string, number][] = [
@@ -40,11 +46,14 @@ export function parseGotifyUrl(parts: UrlParts): Target {
   const path = prefix.length === 0
     ? "/"
     : `/${prefix.map(encodeURIComponent).join("/")}/`;
-  const display = `${parts.scheme}://${hostPort(parts)}${path}${MASK}`;
+  // Without a path, what stands in the host may well be the token.
+  const display = token === undefined
+    ? `${parts.scheme}://${MASK}`
+    : `${parts.scheme}://${hostPort(parts)}${path}${MASK}`;
   const fail = (what: string) => new TargetUrlError(`"${display}": ${what}`);
   if (
     !validHost(parts.host) || !validPort(parts) || token === undefined ||
-    parts.user !== undefined
+    parts.user !== undefined || invalidHeader({ "x-gotify-key": token })
   ) {
     throw fail("expected gotify://host[:port][/path]/TOKEN");
   }

@@ -12,8 +12,10 @@ import {
 } from "./target.ts";
 import {
   basicAuth,
+  basicCredentials,
   displayUserInfo,
   hostPort,
+  invalidHeader,
   type UrlParts,
   validHost,
   validPort,
@@ -57,6 +59,12 @@ export function parseJsonUrl(parts: UrlParts): Target {
   if (parts.user !== undefined) {
     headers.authorization = basicAuth(parts.user, parts.password);
   }
+  const badHeader = invalidHeader(headers);
+  if (badHeader !== undefined) {
+    throw fail(
+      `invalid header "+${badHeader}": a name of letters, digits and -, a value without line breaks in Latin-1`,
+    );
+  }
   const query = params.size > 0 ? `?${params}` : "";
   const url = `${parts.scheme === "jsons" ? "https" : "http"}://${
     hostPort(parts)
@@ -69,7 +77,11 @@ export function parseJsonUrl(parts: UrlParts): Target {
     scheme: parts.scheme,
     service: "JSON endpoint",
     display,
-    secrets: [parts.password, ...headerValues].filter((s): s is string => !!s),
+    secrets: [
+      parts.password,
+      parts.password && basicCredentials(parts.user ?? "", parts.password),
+      ...headerValues,
+    ].filter((s): s is string => !!s),
     requests(message: Message): TargetRequest[] {
       return [{
         url,

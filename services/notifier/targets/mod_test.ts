@@ -68,7 +68,7 @@ Deno.test("parseTargetUrl() ntfy:// publishes JSON to the server root", async (t
       "ntfys://me:p%40ss@ntfy.lan/a/b?priority=high&tags=door,house&click=https://x.test/";
     const target = parseTargetUrl(url);
     assert.equal(target.display, "ntfys://me:****@ntfy.lan/a/b");
-    assert.deepEqual(target.secrets, ["p@ss"]);
+    assert.deepEqual(target.secrets, ["p@ss", btoa("me:p@ss")]);
     const sent = requests(url);
     assert.equal(sent.length, 2);
     assert.deepEqual(sent[1], {
@@ -119,6 +119,14 @@ Deno.test("parseTargetUrl() ntfy:// publishes JSON to the server root", async (t
     const [sent] = requests("ntfy://my_topic");
     assert.equal(sent!.url, "https://ntfy.sh");
     assert.equal(JSON.parse(sent!.body!).topic, "my_topic");
+  });
+  await t.step("a server whose name ends in ntfy.sh is not ntfy.sh", () => {
+    const [sent] = requests("ntfy://me:pw@myntfy.sh/door");
+    assert.equal(sent!.url, "http://myntfy.sh");
+    assert.equal(JSON.parse(sent!.body!).topic, "door");
+    const [cloud] = requests("ntfys://NTFY.sh/door");
+    assert.equal(cloud!.url, "https://ntfy.sh");
+    assert.equal(JSON.parse(cloud!.body!).topic, "door");
   });
   await t.step("?token= is sent as a bearer token, masked", () => {
     const target = parseTargetUrl("ntfy://h/t?token=tk_secret");
@@ -189,6 +197,11 @@ Deno.test("parseTargetUrl() pover:// posts Pushover's form", () => {
   assert.equal(form.get("retry"), "900");
   assert.equal(form.get("expire"), "3600");
   assert.equal(form.get("device"), "phone");
+  // Pushover refuses an empty message: a note with a title alone sends the title.
+  const [titleOnly] = requests(url, { title: "Door", body: "", type: "info" });
+  const titleForm = new URLSearchParams(titleOnly!.body);
+  assert.equal(titleForm.get("message"), "Door");
+  assert.equal(titleForm.get("title"), null);
 });
 
 Deno.test("parseTargetUrl() tgram:// calls sendMessage per chat", () => {
@@ -236,7 +249,7 @@ Deno.test("parseTargetUrl() json:// posts Apprise's JSON", () => {
   const url = "jsons://u:pw@hook.lan/x?method=put&+X-Key=k3y&-q=1&:extra=v";
   const target = parseTargetUrl(url);
   assert.equal(target.display, "jsons://u:****@hook.lan/x");
-  assert.deepEqual(target.secrets, ["pw", "k3y", "1"]);
+  assert.deepEqual(target.secrets, ["pw", btoa("u:pw"), "k3y", "1"]);
   const [sent] = requests(url);
   assert.equal(sent!.url, "https://hook.lan/x?q=1");
   assert.equal(sent!.method, "PUT");
@@ -255,9 +268,9 @@ Deno.test("parseTargetUrl() refuses unknown schemes and malformed URLs, secrets 
       ],
       ["not a url", /expected an Apprise URL/, undefined],
       [
-        "gotify://host",
-        /"gotify:\/\/host\/\*\*\*\*": expected gotify:\/\/host/,
-        undefined,
+        "gotify://AGotifyT0k",
+        /^"gotify:\/\/\*\*\*\*": expected gotify:\/\/host/,
+        "AGotifyT0k",
       ],
       [
         "gotify://host/s3cr%zz",
@@ -283,6 +296,32 @@ Deno.test("parseTargetUrl() refuses unknown schemes and malformed URLs, secrets 
         undefined,
       ],
       ["json://h/?method=delete", /expected \?method= POST or PUT/, undefined],
+      [
+        "json://h/x?+Bad%20Name=S3cretV",
+        /^"json:\/\/h\/x": invalid header "\+bad name"/,
+        "S3cretV",
+      ],
+      [
+        "json://h/x?+X-Key=S3cret%0Av",
+        /^"json:\/\/h\/x": invalid header "\+x-key"/,
+        "S3cret",
+      ],
+      ["ntfy://h/t?click=a%0Ab", /the x-click header cannot carry/, undefined],
+      [
+        "gotify://h/T0k%0AS3cret",
+        /^"gotify:\/\/h\/\*\*\*\*": expected gotify:\/\/host/,
+        "S3cret",
+      ],
+      [
+        "ntfy://h/t?tags=%E2%9C%93",
+        /the x-tags header cannot carry/,
+        undefined,
+      ],
+      [
+        "ntfy://h/t?token=tk%0AS3cret",
+        /^"ntfy:\/\/h\/t\?token=\*\*\*\*": the authorization header/,
+        "S3cret",
+      ],
     ] as const
   ) {
     assert.throws(

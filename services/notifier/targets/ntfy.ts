@@ -13,8 +13,10 @@ import {
 } from "./target.ts";
 import {
   basicAuth,
+  basicCredentials,
   displayUserInfo,
   hostPort,
+  invalidHeader,
   type UrlParts,
   validHost,
   validPort,
@@ -43,8 +45,9 @@ const PRIORITIES: [string, string][] = [
 /** Reads an ntfy URL; `?priority=`, `?tags=`, `?click=` and `?token=` as Apprise does. */
 export function parseNtfyUrl(parts: UrlParts): Target {
   const secure = parts.scheme === "ntfys";
-  const cloud = parts.path.length === 0 || /ntfy\.sh$/i.test(parts.host);
-  const topics = cloud && !/ntfy\.sh$/i.test(parts.host)
+  const cloudHost = /^ntfy\.sh$/i.test(parts.host);
+  const cloud = parts.path.length === 0 || cloudHost;
+  const topics = cloud && !cloudHost
     ? [parts.host, ...parts.path]
     : [...parts.path];
   const token = parts.query.get("token");
@@ -94,11 +97,21 @@ export function parseNtfyUrl(parts: UrlParts): Target {
   if (priority !== "default") headers["x-priority"] = priority;
   if (click !== undefined) headers["x-click"] = click;
   if (tags.length > 0) headers["x-tags"] = tags.join(",");
+  const badHeader = invalidHeader(headers);
+  if (badHeader !== undefined) {
+    throw fail(
+      `the ${badHeader} header cannot carry this URL's value: no line breaks, and ?tags= and ?click= in Latin-1`,
+    );
+  }
   return {
     scheme: parts.scheme,
     service: "ntfy",
     display,
-    secrets: [parts.password, token].filter((s): s is string => !!s),
+    secrets: [
+      parts.password,
+      token,
+      parts.password && basicCredentials(parts.user ?? "", parts.password),
+    ].filter((s): s is string => !!s),
     requests(message: Message): TargetRequest[] {
       return topics.map((topic) => ({
         url: root,

@@ -12,7 +12,7 @@ import {
   type TargetRequest,
   TargetUrlError,
 } from "./target.ts";
-import { basicAuth, type UrlParts } from "./url_parts.ts";
+import { basicAuth, basicCredentials, type UrlParts } from "./url_parts.ts";
 
 /**
  * The Pushbullet target of `token`: posts `{"type":"note","title","body"}` with HTTP
@@ -23,7 +23,7 @@ export function pushbulletTarget(token: string): Target {
     scheme: "pbul",
     service: "Push API",
     display: `pbul://${MASK}`,
-    secrets: [token],
+    secrets: [token, basicCredentials(token)],
     requests(message: Message, bases: ServiceBases): TargetRequest[] {
       return [{
         url: `${bases.pushbullet.replace(/\/+$/, "")}/v2/pushes`,

@@ -68,9 +68,10 @@ export function parsePushoverUrl(parts: UrlParts): Target {
         token: appToken,
         user: userKey,
         priority: String(priority),
-        message: message.body,
+        // Pushover refuses an empty message: a title alone is sent as the message.
+        message: message.body || message.title,
       });
-      if (message.title) form.set("title", message.title);
+      if (message.title && message.body) form.set("title", message.title);
       if (devices.length > 0) form.set("device", devices.join(","));
       // An emergency message repeats until acknowledged: Pushover requires both.
       if (priority === 2) {

@@ -74,11 +74,20 @@ export class TargetUrlError extends Error {
   }
 }
 
-/** `text` with every secret of `target` replaced by `****`. */
+/**
+ * `text` with every secret of `target` replaced by `****`, as it is and as it reads
+ * percent-encoded in a URL (a connection error quotes the request URL).
+ */
 export function scrub(target: Pick<Target, "secrets">, text: string): string {
   let result = text;
   for (const secret of target.secrets) {
-    if (secret.length >= 3) result = result.split(secret).join(MASK);
+    if (secret.length < 3) continue;
+    const forms = new Set([
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ s: secret }).toString().slice(2),
+    ]);
+    for (const form of forms) result = result.split(form).join(MASK);
   }
   return result;
 }

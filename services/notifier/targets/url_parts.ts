@@ -142,5 +142,37 @@ export function base64(text: string): string {
 
 /** The `Authorization` value of HTTP Basic authentication. */
 export function basicAuth(user: string, password = ""): string {
-  return `Basic ${base64(`${user}:${password}`)}`;
+  return `Basic ${basicCredentials(user, password)}`;
+}
+
+/**
+ * The credentials of HTTP Basic authentication (base64 of `user:password`): a
+ * secret as much as the password, should a service echo the header.
+ */
+export function basicCredentials(user: string, password = ""): string {
+  return base64(`${user}:${password}`);
+}
+
+/**
+ * The name of the first of `headers` that an HTTP request cannot carry (a name
+ * with a blank, a value with a line break or a character beyond Latin-1), or
+ * `undefined` when all can go.
+ *
+ * @example
+ * ```ts
+ * invalidHeader({ "x-click": "https://x.test/" }); // undefined
+ * invalidHeader({ "x-tags": "a\nb" }); // "x-tags"
+ * ```
+ */
+export function invalidHeader(
+  headers: Readonly<Record<string, string>>,
+): string | undefined {
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      new Headers([[name, value]]);
+    } catch {
+      return name;
+    }
+  }
+  return undefined;
 }

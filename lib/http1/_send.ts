@@ -15,10 +15,11 @@ import {
   latin1,
   latin1Into,
   parseHead,
-  refuseControlCharacters,
   type RequestBody,
   type RequestHead,
 } from "./_wire.ts";
+import { type Framing, framingOf } from "./_framing.ts";
+import { InvalidResponseError } from "./invalid_response_error.ts";
 import { concat, writeAll, writeBody } from "./_write.ts";
 import { type Exchanged, wholeAnswer } from "./exchange.ts";
 
@@ -88,12 +89,22 @@ export async function send(
       sent = writeBody(conn, body, pending.head.chunked);
     }
     let answer: Answer;
-    do {
+    let framing: Framing;
+    while (true) {
       answer = parseHead(await reader.readHead(MAX_HEAD_BYTES));
-    } while (answer.status >= 100 && answer.status < 200);
+      framing = framingOf(answer, pending.method);
+      if (answer.status >= 200) break;
+      // Interim answers (RFC 9110 15.2) are read and dropped; nothing was asked to
+      // switch protocols.
+      if (answer.status === 101) {
+        throw new InvalidResponseError(
+          "Invalid answer from the remote: 101 Switching Protocols, unasked",
+        );
+      }
+    }
     const lean = pending.lean;
     const small = lean && await sent &&
-      smallBody(answer, reader, pending.method, lean.discard);
+      smallBody(answer, framing, reader, lean.discard);
     if (small) {
       finish(small.reusable);
       return {
@@ -103,11 +114,10 @@ export async function send(
         body: small.body,
       };
     }
-    if (!lean) refuseControlCharacters(answer.headers);
     const response = answerBody(
       answer,
+      framing,
       reader,
-      pending.method,
       async (reusable) => {
         finish(reusable && await sent);
       },
@@ -123,37 +133,31 @@ export async function send(
 }
 
 /**
- * The body of an answer that came whole with its head (no body, or a known length
- * already buffered, not chunked, not encoded), copied out of the reader's buffer (or
- * skipped when `discard`), and whether the connection may be reused; `undefined` for
- * any other answer.
+ * The body of an answer that came whole with its head (no body, or a length already
+ * buffered, not chunked, not encoded), copied out of the reader's buffer (or skipped
+ * when `discard`), and whether the connection may be reused (no byte beyond the
+ * answer); `undefined` for any other answer.
  */
 function smallBody(
   answer: Answer,
+  framing: Framing,
   reader: ByteReader,
-  method: string,
   discard: boolean,
 ): { body: Uint8Array; reusable: boolean } | undefined {
-  let length: string | undefined;
-  let keepAlive = !answer.http10;
-  for (const [name, value] of answer.headers) {
-    if (name === "content-length") {
-      // A second, different length: the stream path refuses the answer.
-      if (length !== undefined && length !== value) return undefined;
-      length = value;
-    } else if (name === "transfer-encoding" || name === "content-encoding") {
-      return undefined;
-    } else if (name === "connection" && /(^|,)\s*close\s*($|,)/i.test(value)) {
-      keepAlive = false;
-    }
+  const size = framing.kind === "none"
+    ? 0
+    : framing.kind === "length"
+    ? framing.length
+    : -1;
+  if (size < 0 || reader.buffered < size) return undefined;
+  if (
+    size > 0 && answer.headers.some(([name]) => name === "content-encoding")
+  ) {
+    return undefined;
   }
-  const bodiless = method === "HEAD" || answer.status === 204 ||
-    answer.status === 304;
-  const size = bodiless ? 0 : length === undefined ? NaN : Number(length);
-  if (!(size >= 0) || reader.buffered < size) return undefined;
   const taken = reader.take(size);
   const body = discard || size === 0 ? NO_BYTES : taken.slice();
-  return { body, reusable: keepAlive && reader.buffered === 0 };
+  return { body, reusable: framing.keepAlive && reader.buffered === 0 };
 }
 
 /** Whether `error` shows a connection closed before any answer came back. */

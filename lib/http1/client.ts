@@ -40,7 +40,27 @@ export interface Http1ClientOptions {
   fallback?: typeof fetch;
   /** Idle connections kept per host and port. @default 128 */
   maxIdlePerHost?: number;
+  /**
+   * Methods sent a second time, once, on a fresh connection when a reused one
+   * failed before any byte of the answer came (the remote closed it meanwhile).
+   * Other methods are never sent twice: the remote may have acted on the first.
+   * @default IDEMPOTENT_METHODS
+   */
+  retryMethods?: readonly string[];
 }
+
+/**
+ * Methods whose request may be sent again (RFC 9110 9.2.2): GET, HEAD, PUT, DELETE,
+ * OPTIONS and TRACE, not POST or PATCH.
+ */
+export const IDEMPOTENT_METHODS: readonly string[] = [
+  "GET",
+  "HEAD",
+  "PUT",
+  "DELETE",
+  "OPTIONS",
+  "TRACE",
+];
 
 /** `fetch`'s options, plus what only the pooled client honours (`fetch` ignores it). */
 export interface Http1RequestInit extends RequestInit {
@@ -87,6 +107,7 @@ export function createHttp1Client(
 ): Http1Client {
   const fallback = options.fallback ?? globalThis.fetch;
   const maxIdle = options.maxIdlePerHost ?? 128;
+  const retryMethods = new Set(options.retryMethods ?? IDEMPOTENT_METHODS);
   const idle = new Map<string, Connection[]>();
   let closed = false;
 
@@ -155,6 +176,7 @@ export function createHttp1Client(
     const key = url.host;
     const pooled = take(key);
     const connection = pooled ?? await open(url, signal);
+    const received = connection.reader.received;
     const pending: PendingCall = {
       connection,
       head,
@@ -172,9 +194,11 @@ export function createHttp1Client(
       ) as Lean extends true ? Exchanged : Response;
     } catch (error) {
       // A pooled connection the remote closed meanwhile: retry once, fresh, when
-      // nothing was answered and the body can be sent again.
-      const retry = pooled && !signal?.aborted &&
-        !(body instanceof ReadableStream) && isStale(error);
+      // not a byte of the answer came, the method may be sent again, and so can
+      // the body.
+      const retry = pooled && !signal?.aborted && retryMethods.has(method) &&
+        !(body instanceof ReadableStream) && isStale(error) &&
+        connection.reader.received === received;
       if (!retry) throw error;
       const fresh = await open(url, signal);
       return await send(

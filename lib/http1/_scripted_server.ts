@@ -30,12 +30,12 @@ export interface ScriptedServer {
 const decoder = new TextDecoder();
 
 /**
- * Starts a server on 127.0.0.1 that answers each request (a head without a body)
- * with the script `answer` returns for its head. Bytes are written as given, so any
- * malformed answer can be played.
+ * Starts a server on 127.0.0.1 that answers each request (a head, and a body of its
+ * `Content-Length`) with the script `answer` returns for it. Bytes are written as
+ * given, so any malformed answer can be played.
  */
 export function startScriptedServer(
-  answer: (head: string) => Script,
+  answer: (head: string, body: string) => Script,
 ): ScriptedServer {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const heads: string[] = [];
@@ -58,8 +58,17 @@ export function startScriptedServer(
         }
         const head = text.slice(0, end);
         text = text.slice(end + 4);
+        const length = Number(/^content-length: *(\d+)/im.exec(head)?.[1] ?? 0);
+        // (Bodies here are ASCII: characters are bytes.)
+        while (text.length < length) {
+          const count = await conn.read(buffer);
+          if (count === null) return;
+          text += decoder.decode(buffer.subarray(0, count));
+        }
+        const body = text.slice(0, length);
+        text = text.slice(length);
         heads.push(head);
-        const script = answer(head);
+        const script = answer(head, body);
         for (const step of script.steps) {
           if (typeof step === "number") {
             await new Promise((resolve) => setTimeout(resolve, step));

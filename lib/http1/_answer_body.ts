@@ -23,9 +23,6 @@ export interface Answer {
   headers: [string, string][];
 }
 
-/** Rewrites an answer's header pairs before its `Response` is built. */
-export type HeaderRewrite = (pairs: [string, string][]) => [string, string][];
-
 const READ_SIZE = 64 * 1024;
 
 /**
@@ -43,39 +40,31 @@ export type BodyWatcher = (
 const MAX_TRAILER_BYTES = 16 * 1024;
 
 /**
- * Builds the `Response` for `answer`, framed as `framing` says, reading its body
- * from `reader` as the consumer pulls, with its header pairs passed through
- * `rewrite` when given. `done(reusable)` is called once: with `true` when the whole
- * body was read, nothing more came, and the connection may carry another request;
- * with `false` otherwise (an invalid chunk, an early close, a cancel), which closes
- * the connection for good. `onRead` hears how the body is read: a coded body as it
- * is decoded (a part is a decoded one, and a failed decoding ends it with an
- * `InvalidResponseError`).
+ * The body of `answer`, framed as `framing` says: `null` when there is none, bytes
+ * (a copy) when it came whole with the head and is not coded, otherwise a stream
+ * read from `reader` as the consumer pulls (decoded when its coding is one `fetch`
+ * decodes: then `decoded`). `done(reusable)` is called once: with `true` when the
+ * whole body was read, nothing more came, and the connection may carry another
+ * request; with `false` otherwise (an invalid chunk, an early close, a cancel),
+ * which closes the connection for good. A body that does not decode fails with an
+ * `InvalidResponseError`.
  */
 export function answerBody(
   answer: Answer,
   framing: Framing,
   reader: ByteReader,
   done: (reusable: boolean) => void,
-  rewrite?: HeaderRewrite,
-  onRead?: BodyWatcher,
-): Response {
-  const finish = (reusable: boolean, error?: unknown) => {
-    done(reusable);
-    onRead?.("end", error);
-  };
-  const init = {
-    status: answer.status,
-    statusText: answer.statusText,
-    headers: rewrite ? rewrite(answer.headers) : answer.headers,
-  };
+): {
+  body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null;
+  decoded: boolean;
+} {
   const { keepAlive } = framing;
   if (
     framing.kind === "none" ||
     (framing.kind === "length" && framing.length === 0)
   ) {
-    finish(keepAlive && reader.buffered === 0);
-    return new Response(null, init);
+    done(keepAlive && reader.buffered === 0);
+    return { body: null, decoded: false };
   }
   const chunked = framing.kind === "chunked";
   let remaining = framing.kind === "length"
@@ -87,27 +76,21 @@ export function answerBody(
     ?.[1].toLowerCase();
   const decode = isDecoded(coding);
   if (!chunked && !decode && reader.buffered >= remaining) {
-    // The whole (small) body came with the head: answer it as bytes, which the
-    // server writes faster than a stream.
-    // Response copies the bytes (a view into the reader's buffer) before the
-    // connection goes back to the pool.
-    const response = new Response(reader.take(remaining), init);
-    finish(keepAlive && reader.buffered === 0);
-    return response;
+    // The whole (small) body came with the head: bytes, copied out of the reader's
+    // buffer before the connection goes back to the pool.
+    const body = reader.take(remaining).slice();
+    done(keepAlive && reader.buffered === 0);
+    return { body, decoded: false };
   }
-  // A coded body is watched after its decoding, which can fail too.
-  const watch = decode ? undefined : onRead;
   let ended = false;
-  const end = (reusable: boolean, error?: unknown) => {
+  const end = (reusable: boolean) => {
     if (ended) return;
     ended = true;
     done(reusable);
-    watch?.("end", error);
   };
   let afterChunk = false; // a chunk's data is followed by CRLF
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      watch?.("wait");
       try {
         if (chunked && remaining === 0) {
           if (afterChunk && (await reader.readLine()) !== "") {
@@ -133,14 +116,13 @@ export function answerBody(
           throw new TypeError("The remote closed the connection mid-answer");
         }
         remaining -= bytes.length;
-        watch?.("part");
         controller.enqueue(bytes);
         if (!chunked && remaining === 0) {
           controller.close();
           end(keepAlive && reader.buffered === 0);
         }
       } catch (error) {
-        end(false, error);
+        end(false);
         controller.error(error);
       }
     },
@@ -148,10 +130,9 @@ export function answerBody(
       end(false);
     },
   });
-  return new Response(
-    decode ? decodedBody(body, coding!, onRead) : body,
-    init,
-  );
+  return decode
+    ? { body: decodedBody(body, coding!), decoded: true }
+    : { body, decoded: false };
 }
 
 /**

@@ -5,12 +5,7 @@
  * @module
  */
 import { type ByteReader, EndOfStream } from "./_byte_reader.ts";
-import {
-  type Answer,
-  answerBody,
-  type BodyWatcher,
-  type HeaderRewrite,
-} from "./_answer_body.ts";
+import { type Answer, answerBody } from "./_answer_body.ts";
 import {
   latin1,
   latin1Into,
@@ -21,10 +16,9 @@ import {
 import { type Framing, framingOf } from "./_framing.ts";
 import { InvalidResponseError } from "./invalid_response_error.ts";
 import { concat, writeAll, writeBody } from "./_write.ts";
-import { type Exchanged, wholeAnswer } from "./exchange.ts";
+import type { RemoteAnswer } from "./remote_call.ts";
 
 const MAX_HEAD_BYTES = 64 * 1024;
-const NO_BYTES = new Uint8Array(0);
 
 /** An open connection and its reader (which keeps its buffer between answers). */
 export interface Connection {
@@ -43,20 +37,16 @@ export interface PendingCall {
   body: RequestBody;
   method: string;
   signal: AbortSignal | undefined;
-  rewrite: HeaderRewrite | undefined;
-  onBody?: BodyWatcher;
-  /** Set when the whole answer is wanted as an {@linkcode Exchanged}. */
-  lean: { discard: boolean } | undefined;
 }
 
 /**
- * Sends one request on its connection and returns the answer: a `Response` whose body
- * is still streaming or, for a lean call, the whole {@linkcode Exchanged}.
+ * Sends one request on its connection and returns the answer, its body whole or
+ * still streaming. `done(reusable)` is called once the connection is free again.
  */
 export async function send(
   pending: PendingCall,
   done: (reusable: boolean) => void,
-): Promise<Response | Exchanged> {
+): Promise<RemoteAnswer> {
   const { body, signal } = pending;
   const { conn, reader, out } = pending.connection;
   const abort = () => closeQuietly(conn);
@@ -102,62 +92,28 @@ export async function send(
         );
       }
     }
-    const lean = pending.lean;
-    const small = lean && await sent &&
-      smallBody(answer, framing, reader, lean.discard);
-    if (small) {
-      finish(small.reusable);
-      return {
-        status: answer.status,
-        statusText: answer.statusText,
-        headers: answer.headers,
-        body: small.body,
-      };
-    }
-    const response = answerBody(
+    const { body: answered, decoded } = answerBody(
       answer,
       framing,
       reader,
-      async (reusable) => {
-        finish(reusable && await sent);
+      (reusable) => {
+        // The connection is free once the upload has ended too.
+        if (!(body instanceof ReadableStream)) return finish(reusable);
+        sent.then((whole) => finish(reusable && whole));
       },
-      pending.rewrite,
-      pending.onBody,
     );
-    return lean ? await wholeAnswer(response, lean.discard) : response;
+    return {
+      status: answer.status,
+      statusText: answer.statusText,
+      headers: answer.headers,
+      body: answered,
+      decoded,
+    };
   } catch (error) {
     finish(false);
     if (signal?.aborted) throw signal.reason;
     throw error;
   }
-}
-
-/**
- * The body of an answer that came whole with its head (no body, or a length already
- * buffered, not chunked, not encoded), copied out of the reader's buffer (or skipped
- * when `discard`), and whether the connection may be reused (no byte beyond the
- * answer); `undefined` for any other answer.
- */
-function smallBody(
-  answer: Answer,
-  framing: Framing,
-  reader: ByteReader,
-  discard: boolean,
-): { body: Uint8Array; reusable: boolean } | undefined {
-  const size = framing.kind === "none"
-    ? 0
-    : framing.kind === "length"
-    ? framing.length
-    : -1;
-  if (size < 0 || reader.buffered < size) return undefined;
-  if (
-    size > 0 && answer.headers.some(([name]) => name === "content-encoding")
-  ) {
-    return undefined;
-  }
-  const taken = reader.take(size);
-  const body = discard || size === 0 ? NO_BYTES : taken.slice();
-  return { body, reusable: framing.keepAlive && reader.buffered === 0 };
 }
 
 /** Whether `error` shows a connection closed before any answer came back. */

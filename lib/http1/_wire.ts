@@ -45,7 +45,7 @@ const LINE_BREAKING = /[\0\r\n\u0100-\uffff]/;
 export function requestHead(
   method: string,
   url: URL,
-  headers: HeadersInit | undefined,
+  headers: HeadersInit | readonly (readonly [string, string])[] | undefined,
   body: RequestBody,
 ): RequestHead {
   if (!TOKEN.test(method)) {
@@ -53,11 +53,11 @@ export function requestHead(
   }
   let head =
     `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
-  const pairs = Array.isArray(headers)
+  const pairs: readonly (readonly [string, string])[] = Array.isArray(headers)
     ? headers
     : headers === undefined
     ? []
-    : [...new Headers(headers)];
+    : [...new Headers(headers as HeadersInit)];
   let declared: string | undefined;
   for (const [name, value] of pairs) {
     if (!TOKEN.test(name)) {

@@ -16,8 +16,6 @@
  * @module
  */
 import { ByteReader } from "./_byte_reader.ts";
-import type { BodyWatcher, HeaderRewrite } from "./_answer_body.ts";
-export type { BodyWatcher } from "./_answer_body.ts";
 export { InvalidResponseError } from "./invalid_response_error.ts";
 import { type RequestBody, requestHead } from "./_wire.ts";
 import {
@@ -31,8 +29,15 @@ import {
   type Exchange,
   type Exchanged,
   type ExchangeInit,
+  fetchExchange,
   wholeAnswer,
 } from "./exchange.ts";
+import type {
+  RemoteAnswer,
+  RemoteBody,
+  RemoteCall,
+  RemoteRequest,
+} from "./remote_call.ts";
 
 /** Options of {@linkcode createHttp1Client}. */
 export interface Http1ClientOptions {
@@ -62,26 +67,18 @@ export const IDEMPOTENT_METHODS: readonly string[] = [
   "TRACE",
 ];
 
-/** `fetch`'s options, plus what only the pooled client honours (`fetch` ignores it). */
-export interface Http1RequestInit extends RequestInit {
-  /**
-   * Rewrites the answer's header pairs (names in lower case) before its `Response`
-   * is built: cheaper than changing the `Headers` afterwards. Not called for URLs
-   * handed to the fallback.
-   */
-  answerHeaders?: HeaderRewrite;
-  /**
-   * Hears how the answer's body is read from the remote (`"end"` at once for a body
-   * that came with the head). Lets a caller time out a remote that stalls mid-answer
-   * without blaming it for a reader that does not read, and report one that breaks
-   * off. Not called for URLs handed to the fallback.
-   */
-  onBody?: BodyWatcher;
-}
-
 /** A pooled HTTP/1.1 client. */
 export interface Http1Client {
-  /** Calls `input` like `fetch` (method, headers, body, signal are honoured). */
+  /**
+   * Calls an `http:` URL (see {@linkcode RemoteCall}); other schemes are refused
+   * with a `TypeError` (`createRemoteCall` sends them to `fetch`).
+   */
+  call: RemoteCall;
+  /**
+   * Calls `input` like `fetch` (method, headers, body, signal are honoured; the
+   * answer keeps its `Content-Encoding` header, as `fetch`'s does); a convenience
+   * over `call`, other schemes go to the fallback.
+   */
   fetch: typeof fetch;
   /** Calls `url` and reads the whole answer (see {@linkcode Exchange}). */
   exchange: Exchange;
@@ -106,6 +103,7 @@ export function createHttp1Client(
   options: Http1ClientOptions = {},
 ): Http1Client {
   const fallback = options.fallback ?? globalThis.fetch;
+  const fallbackExchange = fetchExchange(fallback);
   const maxIdle = options.maxIdlePerHost ?? 128;
   const retryMethods = new Set(options.retryMethods ?? IDEMPOTENT_METHODS);
   const idle = new Map<string, Connection[]>();
@@ -162,36 +160,32 @@ export function createHttp1Client(
     };
   };
 
-  /** Sends one request on a pooled connection; `lean` answers an {@linkcode Exchanged}. */
-  async function request<Lean extends boolean>(
-    url: URL,
-    init: Omit<Http1RequestInit, "body"> & Omit<ExchangeInit, "body">,
-    body: RequestBody,
-    lean: Lean,
-  ): Promise<Lean extends true ? Exchanged : Response> {
+  /** Sends one request on a pooled connection. */
+  async function call(
+    input: URL | string,
+    init: RemoteRequest = {},
+  ): Promise<RemoteAnswer> {
+    const url = typeof input === "string" ? new URL(input) : input;
+    if (url.protocol !== "http:") {
+      throw new TypeError(
+        `Unsupported URL "${url.protocol}" for the pooled client: only http: (use createRemoteCall)`,
+      );
+    }
     const signal = init.signal ?? undefined;
     signal?.throwIfAborted();
     const method = (init.method ?? "GET").toUpperCase();
+    const body = inlineBody(init.body ?? null);
     const head = requestHead(method, url, init.headers, body);
     const key = url.host;
     const pooled = take(key);
     const connection = pooled ?? await open(url, signal);
     const received = connection.reader.received;
-    const pending: PendingCall = {
-      connection,
-      head,
-      body,
-      method,
-      signal,
-      rewrite: init.answerHeaders,
-      onBody: init.onBody,
-      lean: lean ? { discard: init.discardBody ?? false } : undefined,
-    };
+    const pending: PendingCall = { connection, head, body, method, signal };
     try {
       return await send(
         pending,
         (reusable) => release(key, connection, reusable),
-      ) as Lean extends true ? Exchanged : Response;
+      );
     } catch (error) {
       // A pooled connection the remote closed meanwhile: retry once, fresh, when
       // not a byte of the answer came, the method may be sent again, and so can
@@ -204,25 +198,36 @@ export function createHttp1Client(
       return await send(
         { ...pending, connection: fresh },
         (reusable) => release(key, fresh, reusable),
-      ) as Lean extends true ? Exchanged : Response;
+      );
     }
   }
 
-  async function call(input: RequestInfo | URL, init: Http1RequestInit = {}) {
+  async function fetchLike(
+    input: RequestInfo | URL,
+    init: RequestInit = {},
+  ): Promise<Response> {
     const url = input instanceof URL
       ? input
       : new URL(input instanceof Request ? input.url : String(input));
-    if (url.protocol !== "http:" || input instanceof Request) {
-      return await fallback(input, init);
-    }
     const body = init.body ?? null;
     if (
-      body !== null && typeof body !== "string" &&
-      !(body instanceof Uint8Array) && !(body instanceof ReadableStream)
+      url.protocol !== "http:" || input instanceof Request ||
+      (body !== null && typeof body !== "string" &&
+        !(body instanceof Uint8Array) && !(body instanceof ReadableStream))
     ) {
       return await fallback(input, init);
     }
-    return await request(url, init, inlineBody(body), false);
+    const answer = await call(url, {
+      method: init.method,
+      headers: headerPairs(init.headers),
+      body: body as RemoteBody,
+      signal: init.signal,
+    });
+    return new Response(answer.body, {
+      status: answer.status,
+      statusText: answer.statusText,
+      headers: answer.headers,
+    });
   }
 
   async function exchange(
@@ -230,17 +235,17 @@ export function createHttp1Client(
     init: ExchangeInit = {},
   ): Promise<Exchanged> {
     const url = input instanceof URL ? input : new URL(input);
-    if (url.protocol !== "http:") {
-      return await wholeAnswer(
-        await fallback(url, { ...init, redirect: "manual" }),
-        init.discardBody,
-      );
-    }
-    return await request(url, init, inlineBody(init.body ?? null), true);
+    if (url.protocol !== "http:") return await fallbackExchange(url, init);
+    const answer = await call(url, {
+      ...init,
+      headers: headerPairs(init.headers),
+    });
+    return await wholeAnswer(answer, init.discardBody);
   }
 
   return {
-    fetch: call as typeof fetch,
+    call,
+    fetch: fetchLike as typeof fetch,
     exchange,
     close() {
       closed = true;
@@ -250,6 +255,15 @@ export function createHttp1Client(
       idle.clear();
     },
   };
+}
+
+/** Headers as a list of pairs, without a `Headers` object when they are one. */
+function headerPairs(
+  headers: HeadersInit | readonly (readonly [string, string])[] | undefined,
+): [string, string][] | undefined {
+  if (headers === undefined) return undefined;
+  if (Array.isArray(headers)) return headers as [string, string][];
+  return [...new Headers(headers as HeadersInit)];
 }
 
 /** A string body as bytes, encoded once (for its length and for the wire). */

@@ -1,10 +1,6 @@
 import assert from "node:assert/strict";
 import { deflateRawSync, deflateSync } from "node:zlib";
-import {
-  createHttp1Client,
-  type Http1RequestInit,
-  InvalidResponseError,
-} from "./client.ts";
+import { createHttp1Client, InvalidResponseError } from "./client.ts";
 import { fetchExchange } from "./exchange.ts";
 import { startRawServer } from "./_testing.ts";
 import { type ScriptStep, startScriptedServer } from "./_scripted_server.ts";
@@ -181,14 +177,10 @@ Deno.test("createHttp1Client() answers an empty coded body as empty", async () =
       `HTTP/1.1 200 OK\r\ncontent-encoding: ${coding}\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n`
     );
     const client = createHttp1Client();
-    const events: string[] = [];
     try {
-      const response = await client.fetch(`${server.url}/`, {
-        onBody: (event, error) =>
-          events.push(error ? `${event} ${error}` : event),
-      } as Http1RequestInit);
-      assert.equal(await response.text(), "", coding);
-      assert.deepEqual(events, ["wait", "end"], coding);
+      const answer = await client.call(`${server.url}/`);
+      assert.equal(answer.decoded, true, coding);
+      assert.equal(await new Response(answer.body).text(), "", coding);
       await (await client.fetch(`${server.url}/again`)).text();
       assert.equal(server.connections, 1);
     } finally {
@@ -198,7 +190,7 @@ Deno.test("createHttp1Client() answers an empty coded body as empty", async () =
   }
 });
 
-Deno.test("createHttp1Client() fails a body that does not decode, and tells onBody", async () => {
+Deno.test("createHttp1Client() fails a body that does not decode", async () => {
   const server = startRawServer(() =>
     rawAnswer(
       "content-encoding: gzip\r\ncontent-length: 12\r\n",
@@ -206,20 +198,14 @@ Deno.test("createHttp1Client() fails a body that does not decode, and tells onBo
     )
   );
   const client = createHttp1Client();
-  let ended: unknown;
   try {
-    const response = await client.fetch(`${server.url}/`, {
-      onBody: (event, error) => {
-        if (event === "end") ended = error;
-      },
-    } as Http1RequestInit);
+    const response = await client.fetch(`${server.url}/`);
     await assert.rejects(
       response.text(),
       (error) =>
         error instanceof InvalidResponseError &&
         /^Invalid gzip body from the remote: /.test(error.message),
     );
-    assert.ok(ended instanceof InvalidResponseError);
   } finally {
     client.close();
     await server.stop();
@@ -468,28 +454,28 @@ Deno.test("createHttp1Client() hands other schemes to the fallback", async () =>
   assert.deepEqual(seen, ["https://example.com/x"]);
 });
 
-Deno.test("createHttp1Client() rewrites answer headers but frames by the originals", async () => {
+Deno.test("call() answers the raw header list; fetch() and exchange() wrap it", async () => {
   const server = startRawServer(() =>
-    "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\nx-a: 1\r\n\r\n" +
+    "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\nx-a: 1\r\nx-a: 2\r\n\r\n" +
     "3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"
   );
   const client = createHttp1Client();
   try {
-    const seen: [string, string][][] = [];
-    const init: Http1RequestInit = {
-      answerHeaders: (pairs) => {
-        seen.push(pairs);
-        return [["x-b", "2"]];
-      },
-    };
-    for (let i = 0; i < 2; i++) {
-      const response = await client.fetch(`${server.url}/${i}`, init);
-      assert.equal(await response.text(), "abcde");
-      assert.equal(response.headers.get("x-b"), "2");
-      assert.equal(response.headers.get("x-a"), null);
-    }
-    assert.deepEqual(seen[0], [["transfer-encoding", "chunked"], ["x-a", "1"]]);
+    const answer = await client.call(`${server.url}/0`);
+    assert.deepEqual(answer.headers, [
+      ["transfer-encoding", "chunked"],
+      ["x-a", "1"],
+      ["x-a", "2"],
+    ]);
+    assert.equal(answer.decoded, false);
+    assert.equal(await new Response(answer.body).text(), "abcde");
+    const response = await client.fetch(`${server.url}/1`);
+    assert.equal(response.headers.get("x-a"), "1, 2");
+    assert.equal(await response.text(), "abcde");
+    const whole = await client.exchange(`${server.url}/2`);
+    assert.equal(new TextDecoder().decode(whole.body), "abcde");
     assert.equal(server.connections, 1); // the framing was understood: reused
+    await assert.rejects(client.call("https://example.com/"), TypeError);
   } finally {
     client.close();
     await server.stop();
@@ -650,7 +636,7 @@ Deno.test("exchange() and fetchExchange() answer a redirect instead of following
 Deno.test("createHttp1Client() refuses a bad method, header name or value before writing", async (t) => {
   const server = startRawServer(() => OK);
   const client = createHttp1Client();
-  const cases: [string, Http1RequestInit][] = [
+  const cases: [string, RequestInit][] = [
     ["a method with a blank", { method: "GE T" }],
     ["a method with CR LF", { method: "GET\r\nx-evil: 1" }],
     ["a name with a blank", { headers: [["bad name", "1"]] }],

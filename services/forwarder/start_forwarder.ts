@@ -10,6 +10,8 @@ import {
   createHttp1Client,
   IDEMPOTENT_METHODS,
 } from "../../lib/http1/client.ts";
+import { exchangeOver } from "../../lib/http1/exchange.ts";
+import { createRemoteCall } from "../../lib/http1/remote_call.ts";
 import type { Log } from "../../lib/log.ts";
 import type { RunningRole } from "../../lib/role.ts";
 import type { Env } from "../../lib/settings.ts";
@@ -46,11 +48,14 @@ export async function startForwarder(
   const http = createHttp1Client({
     retryMethods: [...IDEMPOTENT_METHODS, "POST"],
   });
+  // The one remote-call interface (the pool for http:, fetch for https:), each
+  // answer read whole.
+  const exchange = exchangeOver(createRemoteCall({ http1: http }));
   const { AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE, AWS_PROFILE } = env;
   const client = createSqsClient(
     { ...settings, AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE, AWS_PROFILE },
     log,
-    http.exchange,
+    exchange,
   );
   const closeClients = () => {
     client.destroy();
@@ -80,7 +85,7 @@ export async function startForwarder(
       token: settings.AUTH_BEARER_TOKEN,
       timeoutMs: settings.HTTP_TIMEOUT_MS,
       bodyMode: settings.FORWARD_BODY,
-      exchange: http.exchange,
+      exchange,
     }),
     log,
     metrics,

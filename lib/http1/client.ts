@@ -1,17 +1,25 @@
 /**
- * A small HTTP/1.1 client with a keep-alive connection pool, shaped like `fetch`, with
- * a leaner `exchange()` for callers that want a whole answer at once.
+ * A small HTTP/1.1 client with a keep-alive connection pool: `call()` is the
+ * `http:` adapter of the {@linkcode RemoteCall} interface (`remote_call.ts`), with
+ * `fetch()` and `exchange()` as conveniences over it.
  *
  * The proxy's remote calls and the forwarder's posts and queue calls are their hot
- * paths, and `fetch` costs about twice as much per call on a local network. This
- * client speaks plain `http:` itself and hands any other URL to the fallback `fetch`.
- * Like Deno's `fetch`, it decodes gzip, deflate and brotli bodies and keeps the
- * answer's headers as they were (raw deflate and an empty coded body are read too,
- * as browsers do); it never follows redirects. An answer that breaks HTTP/1.1 fails
- * with an `InvalidResponseError`. Bodies stream both
- * ways. Unlike `fetch`, it does not read HTTP_PROXY and friends: plain-http remotes
- * are called directly. An idle pooled connection is watched, so one the remote
- * closes (its keep-alive time-out) leaves the pool at once.
+ * paths, and `fetch` or undici's `Pool` cost two to three times as much per call on
+ * a local network (`deno task bench proxy`, last lines). Answers are read strictly
+ * (RFC 9112 section 6, and never more leniently than llhttp: see `_framing.ts` and
+ * the conformance corpus in `conformance_test.ts`); an answer that breaks HTTP/1.1
+ * fails with an `InvalidResponseError`. A connection that carried an invalid answer,
+ * an answer cut short, an abort, or any byte not asked for is closed for good,
+ * never pooled; an idle pooled connection is watched, so one the remote closes (its
+ * keep-alive time-out) or writes to leaves the pool at once. A request with a bad
+ * method, header name or value is refused with a `TypeError` before anything is
+ * written. Only the methods of `retryMethods` are sent a second time, and only when
+ * a reused connection failed before any byte of the answer came.
+ *
+ * Like Deno's `fetch`, it decodes gzip, deflate and brotli bodies (raw deflate and
+ * an empty coded body are read too, as browsers do; `call()` says so with
+ * `decoded`); it never follows redirects. Bodies stream both ways. Unlike `fetch`,
+ * it does not read HTTP_PROXY and friends: plain-http remotes are called directly.
  *
  * @module
  */

@@ -4,7 +4,7 @@
  * is still posted and deleted.
  */
 import assert from "node:assert/strict";
-import { startScriptedServer } from "../lib/http1/_scripted_server.ts";
+import { startScriptedServer } from "../lib/http1/_testing.ts";
 import { startFauxqs } from "./_fauxqs.ts";
 import { startMain } from "./_helpers.ts";
 

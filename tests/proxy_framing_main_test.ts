@@ -5,10 +5,7 @@
  * serving.
  */
 import assert from "node:assert/strict";
-import {
-  type ScriptStep,
-  startScriptedServer,
-} from "../lib/http1/_scripted_server.ts";
+import { type ScriptStep, startScriptedServer } from "../lib/http1/_testing.ts";
 import { freePort, startMain } from "./_helpers.ts";
 
 /** What the remote means for caller A only. */

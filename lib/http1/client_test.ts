@@ -2,8 +2,11 @@ import assert from "node:assert/strict";
 import { deflateRawSync, deflateSync } from "node:zlib";
 import { createHttp1Client, InvalidResponseError } from "./client.ts";
 import { fetchExchange } from "./exchange.ts";
-import { startRawServer } from "./_testing.ts";
-import { type ScriptStep, startScriptedServer } from "./_scripted_server.ts";
+import {
+  type ScriptStep,
+  startRawServer,
+  startScriptedServer,
+} from "./_testing.ts";
 
 const OK = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nx-a: 1\r\n\r\nok";
 

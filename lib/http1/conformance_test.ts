@@ -12,7 +12,7 @@ import {
   type Script,
   type ScriptStep,
   startScriptedServer,
-} from "./_scripted_server.ts";
+} from "./_testing.ts";
 
 /** How a client took an answer. */
 type Outcome =

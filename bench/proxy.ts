@@ -3,6 +3,7 @@
  * relaying GET to a local upstream, against a direct call to that upstream and
  * against `npm:cors-anywhere` relaying to the same upstream (run under Node). The
  * targets are measured in alternating rounds after a warm-up, best round of each.
+ * Then our HTTP/1.1 client against undici's Pool and fetch (`_client_compare.ts`).
  *
  * @module
  */
@@ -16,6 +17,7 @@ import {
   spawnDeno,
   waitForHttp,
 } from "./_runner.ts";
+import { compareClients } from "./_client_compare.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECONDS = 5;
@@ -78,6 +80,8 @@ export async function run(): Promise<void> {
     await ours.stop();
     await upstream.shutdown();
   }
+  // Why the proxy's remote calls go through a client of our own.
+  await compareClients();
 }
 
 if (import.meta.main) await run();

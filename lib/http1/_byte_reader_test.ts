@@ -62,3 +62,25 @@ Deno.test("ByteReader takes whole bodies from its buffer", async () => {
   assert.equal(text(reader.take(4)), "abcd");
   assert.equal(text(reader.take(10)), "ef");
 });
+
+Deno.test("ByteReader refuses a line ending in a bare LF, in a head or after it", async () => {
+  for (
+    const raw of [
+      "HTTP/1.1 200 OK\nx: 1\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nx: 1\n\r\n",
+      "\nHTTP/1.1 200 OK\r\n\r\n",
+    ]
+  ) {
+    const reader = new ByteReader(scripted([bytes(raw)]));
+    await assert.rejects(reader.readHead(1024), /ends in a bare LF/, raw);
+  }
+  const reader = new ByteReader(scripted([bytes("H\r\n\r\n5\nhello")]));
+  await reader.readHead(100);
+  await assert.rejects(reader.readLine(), /ends in a bare LF/);
+});
+
+Deno.test("ByteReader refuses a head past its limit even when it came in one read", async () => {
+  const head = `HTTP/1.1 200 OK\r\nbig: ${"a".repeat(5000)}\r\n\r\n`;
+  const reader = new ByteReader(scripted([bytes(head)]));
+  await assert.rejects(reader.readHead(1000), /Answer head too large/);
+});

@@ -10,6 +10,11 @@ import { createRelay } from "./relay.ts";
 import { resolveTarget } from "./resolve_target.ts";
 import { declaresBody } from "./_headers.ts";
 import type { ProxyRoute } from "./routes.ts";
+import { type AllowedOrigins, parseAllowOrigin } from "./allow_origin.ts";
+import { createOriginPolicy } from "./origin_policy.ts";
+import type { AdditionsByRoute } from "./route_additions.ts";
+import { createAdditionsApplier } from "./apply_additions.ts";
+import { createAnswerCache, type RemoteCall } from "./answer_cache.ts";
 
 /** Methods relayed to the remote. */
 export const RELAYED_METHODS: readonly string[] = [
@@ -44,8 +49,19 @@ export interface ProxyAppOptions {
   fetch?: typeof fetch;
   /** Where failures are logged. */
   log: Log;
-  /** Value of `Access-Control-Allow-Origin`. @default "*" */
-  allowOrigin?: string;
+  /**
+   * The origins whose pages may read the answers: `*`, or a list (a string is read
+   * as `PROXY_ALLOW_ORIGIN` is). @default "*"
+   */
+  allowOrigin?: AllowedOrigins | string;
+  /** Query parameters and headers added to the calls of some routes. @default none */
+  additions?: AdditionsByRoute;
+  /** How long 200 answers to GET are kept, in ms; 0: no cache. @default 0 */
+  cacheMs?: number;
+  /** Bound on the cached bodies' bytes. @default 16 MiB */
+  cacheMaxBytes?: number;
+  /** The cache's clock. @default Date.now */
+  now?: () => number;
   /** Longest wait for a remote's headers, in ms (then 504). @default 30000 */
   timeoutMs?: number;
   /** Longest wait on a stalled caller, in ms (then 408). @default 10 × timeoutMs */
@@ -76,8 +92,18 @@ export interface ProxyAppOptions {
  * ```
  */
 export function createProxyApp(options: ProxyAppOptions): ProxyApp {
-  const { routes, log } = options;
-  const allowOrigin = options.allowOrigin ?? "*";
+  const { routes } = options;
+  const policy = createOriginPolicy(
+    typeof options.allowOrigin === "string"
+      ? parseAllowOrigin(options.allowOrigin)
+      : options.allowOrigin ?? "*",
+  );
+  const allowOrigin = policy.fallback;
+  const additions = createAdditionsApplier(options.additions ?? new Map());
+  // The added values are secrets: no log line may hold one.
+  const log = options.additions?.size
+    ? additions.log(options.log)
+    : options.log;
   const pseudonym = options.pseudonym ??
     `homewire-proxy-${crypto.randomUUID().slice(0, 8)}`;
   const relay = createRelay({
@@ -88,12 +114,46 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
     callerTimeoutMs: options.callerTimeoutMs,
     via: `1.1 ${pseudonym}`,
   });
+  const remote: RemoteCall = async (request, route, target) => {
+    const added = additions.of(route.name);
+    const response = await relay(request, route, target);
+    return added ? additions.answer(added, response) : response;
+  };
+  const cacheMs = options.cacheMs ?? 0;
+  const call = cacheMs > 0
+    ? createAnswerCache(remote, {
+      ttlMs: cacheMs,
+      maxBytes: options.cacheMaxBytes ?? 16 * 1024 * 1024,
+      now: options.now,
+      addsAuthorization: (route) =>
+        additions.of(route.name)?.headers.some(([name]) =>
+          name === "authorization"
+        ) ?? false,
+    })
+    : remote;
+  /** Relays `request` within `route` to `target`, with the route's additions. */
+  const relayed = (request: Request, route: ProxyRoute, target: URL) => {
+    const added = additions.of(route.name);
+    if (added) {
+      target = additions.target(added, target);
+      request = additions.request(added, request);
+    }
+    // The query may hold the caller's keys, or the route's: not logged.
+    log.debug(
+      `${request.method} on route "${route.name}" to ${target.origin}${target.pathname}${
+        target.search ? "?…" : ""
+      }`,
+    );
+    return call(request, route, target);
+  };
   const healthz = !routes.some((route) => route.name === "healthz");
   const app = createHttpApp({ log, healthz });
   const cors = { "access-control-allow-origin": allowOrigin };
   const allowed = [...RELAYED_METHODS, "OPTIONS"].join(", ");
 
   const handle = (request: Request): Response | Promise<Response> => {
+    const refused = policy.refuse(request);
+    if (refused) return refused;
     if (request.method === "OPTIONS") {
       const headers = new Headers({
         ...cors,
@@ -142,7 +202,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
       log.warn(message);
       return Response.json({ message }, { status: 508, headers: cors });
     }
-    return relay(request, resolution.route, resolution.parsed);
+    return relayed(request, resolution.route, resolution.parsed);
   };
   app.all("*", (c) => handle(c.req.raw));
 
@@ -155,19 +215,22 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
       if (!response.headers.has("access-control-allow-origin")) {
         response.headers.set("access-control-allow-origin", allowOrigin);
       }
-      return response;
+      return policy.answer(request, response);
     }
     try {
-      return await handle(request);
+      return policy.answer(request, await handle(request));
     } catch (error) {
       // As the Hono app's error handler would.
       const path = url.slice(url.indexOf("/", url.indexOf("//") + 2))
         .split("?")[0];
       log.error(`${request.method} ${path} failed: ${errorText(error)}`);
-      return Response.json({ message: "Internal server error" }, {
-        status: 500,
-        headers: cors,
-      });
+      return policy.answer(
+        request,
+        Response.json({ message: "Internal server error" }, {
+          status: 500,
+          headers: cors,
+        }),
+      );
     }
   };
   return {

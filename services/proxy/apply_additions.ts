@@ -10,7 +10,7 @@ import type { Log } from "../../lib/log.ts";
 import type { AdditionsByRoute, RouteAdditions } from "./route_additions.ts";
 
 /** What stands in for a secret removed from a header or a log line. */
-export const REDACTED = "…";
+export const REDACTED = "REDACTED";
 
 /**
  * Shorter values are not blanked in answer headers and log lines: they would match

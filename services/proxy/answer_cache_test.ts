@@ -13,7 +13,7 @@ function remote(
 ) {
   const calls: string[] = [];
   const call: RemoteCall = (request, _route, target) => {
-    calls.push(`${request.method} ${target.href}`);
+    calls.push(`${request.method} ${String(target)}`);
     return Promise.resolve(answer(request, calls.length));
   };
   return { call, calls };

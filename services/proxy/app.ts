@@ -24,6 +24,9 @@ export const RELAYED_METHODS: readonly string[] = [
   "DELETE",
 ];
 
+/** How many URLs' resolutions are kept when the cache is on. */
+const RESOLVED_URLS = 1024;
+
 /** How long a browser may cache a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = 86_400;
 
@@ -116,8 +119,14 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   });
   const remote: RemoteCall = async (request, route, target) => {
     const added = additions.of(route.name);
-    const response = await relay(request, route, target);
-    return added ? additions.answer(added, response) : response;
+    if (added === undefined) return relay(request, route, target);
+    // The headers are set here, past the cache: a hit needs no new request.
+    const response = await relay(
+      additions.request(added, request),
+      route,
+      target,
+    );
+    return additions.answer(added, response);
   };
   const cacheMs = options.cacheMs ?? 0;
   const call = cacheMs > 0
@@ -129,23 +138,36 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
         additions.of(route.name)?.headers.some(([name]) =>
           name === "authorization"
         ) ?? false,
+      headerValue: (request, route, name) =>
+        additions.header(additions.of(route.name), request, name),
     })
     : remote;
   /** Relays `request` within `route` to `target`, with the route's additions. */
-  const relayed = (request: Request, route: ProxyRoute, target: URL) => {
+  const relayed = (request: Request, route: ProxyRoute, parsed: URL) => {
     const added = additions.of(route.name);
-    if (added) {
-      target = additions.target(added, target);
-      request = additions.request(added, request);
-    }
+    const target = added ? additions.targetHref(added, parsed) : parsed;
     // The query may hold the caller's keys, or the route's: not logged.
     log.debug(
-      `${request.method} on route "${route.name}" to ${target.origin}${target.pathname}${
-        target.search ? "?…" : ""
+      `${request.method} on route "${route.name}" to ${parsed.origin}${parsed.pathname}${
+        parsed.search || added?.query.length ? "?…" : ""
       }`,
     );
     return call(request, route, target);
   };
+  // With the cache on, the same URLs come again and again: their resolutions are
+  // kept (a bounded few), which spares a hit a good part of its time.
+  const resolved = new Map<string, ReturnType<typeof resolveTarget>>();
+  const resolve = cacheMs > 0
+    ? (url: string) => {
+      let resolution = resolved.get(url);
+      if (resolution === undefined) {
+        resolution = resolveTarget(routes, url);
+        if (resolved.size >= RESOLVED_URLS) resolved.clear();
+        resolved.set(url, resolution);
+      }
+      return resolution;
+    }
+    : (url: string) => resolveTarget(routes, url);
   const healthz = !routes.some((route) => route.name === "healthz");
   const app = createHttpApp({ log, healthz });
   const cors = { "access-control-allow-origin": allowOrigin };
@@ -171,7 +193,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
         headers: { ...cors, allow: allowed },
       });
     }
-    const resolution = resolveTarget(routes, request.url);
+    const resolution = resolve(request.url);
     if (resolution.kind === "unmatched") {
       return new Response(null, { status: 404, headers: cors });
     }

@@ -6,6 +6,7 @@
  * (run under Node); and of a second proxy with the answer cache on
  * (`PROXY_CACHE_MS`), whose hits should cost about what a direct answer costs. The
  * targets are measured in alternating rounds after a warm-up, best round of each.
+ * Then our HTTP/1.1 client against undici's Pool and fetch (`_client_compare.ts`).
  *
  * @module
  */
@@ -19,6 +20,7 @@ import {
   spawnDeno,
   waitForHttp,
 } from "./_runner.ts";
+import { compareClients } from "./_client_compare.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECONDS = 5;
@@ -94,6 +96,8 @@ export async function run(): Promise<void> {
     await ours.stop();
     await upstream.shutdown();
   }
+  // Why the proxy's remote calls go through a client of our own.
+  await compareClients();
 }
 
 if (import.meta.main) await run();

@@ -66,7 +66,7 @@ async function withProxy(
   const log = createMemoryLog();
   const client = createHttp1Client();
   const server = serveTestProxy({
-    fetch: transport === "fetch" ? fetch : client.fetch,
+    http1: transport === "fetch" ? undefined : client,
     routes: parseRoutes(`x=${upstream.url}/r`),
     log,
     timeoutMs: 2000,
@@ -92,9 +92,11 @@ async function nextWarning(
 }
 
 for (const transport of ["pooled client", "fetch"] as const) {
-  Deno.test(`[${transport}] proxy answers 502 for a remote answer that is not valid HTTP, and says so`, async (t) => {
+  Deno.test(`[${transport}] proxy answers 502 for a remote answer that is not valid HTTP`, async (t) => {
     await withProxy(transport, async (proxy, log) => {
       const paths = ["header-line", "folded", "length", "status", "control"];
+      // The pooled client frames answers as llhttp does: lines end in CRLF.
+      if (transport === "pooled client") paths.push("bare-lf");
       for (const path of paths) {
         await t.step(path, async () => {
           const before = log.at("WARNING").length;
@@ -104,30 +106,37 @@ for (const transport of ["pooled client", "fetch"] as const) {
             response.headers.get("access-control-allow-origin"),
             "*",
           );
+          // fetch's TypeError does not say which: the proxy does not guess.
+          const what = transport === "fetch"
+            ? "is unreachable or answered with an invalid HTTP response"
+            : "answered with an invalid HTTP response";
           assert.deepEqual(await response.json(), {
-            message:
-              'Remote of route "x" answered with an invalid HTTP response',
+            message: `Remote of route "x" ${what}`,
           });
           const warning = log.at("WARNING")[before] ?? "";
-          assert.match(
+          assert.ok(
+            warning.startsWith(`Remote of route "x" ${what}: `),
             warning,
-            /^Remote of route "x" answered with an invalid HTTP response: /,
           );
-          assert.doesNotMatch(warning, /unreachable/);
         });
       }
     });
   });
+}
 
-  Deno.test(`[${transport}] proxy relays an answer whose lines end in a bare LF`, async () => {
+Deno.test("[fetch] proxy relays an answer whose lines end in a bare LF (as hyper reads it)", async () => {
+  {
+    const transport = "fetch";
     await withProxy(transport, async (proxy) => {
       const response = await fetch(`${proxy}/x/bare-lf`);
       assert.equal(response.status, 200);
       assert.equal(response.headers.get("x-a"), "1");
       assert.equal(await response.text(), "ok");
     });
-  });
+  }
+});
 
+for (const transport of ["pooled client", "fetch"] as const) {
   Deno.test(`[${transport}] proxy relays deflate with or without its zlib header readably`, async () => {
     await withProxy(transport, async (proxy, log) => {
       for (

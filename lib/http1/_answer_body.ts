@@ -7,6 +7,8 @@
  */
 import type { ByteReader } from "./_byte_reader.ts";
 import { decodedBody, isDecoded } from "./_decode.ts";
+import { chunkSize, type Framing } from "./_framing.ts";
+import { parseFields } from "./_wire.ts";
 import { InvalidResponseError } from "./invalid_response_error.ts";
 
 /** A parsed answer head. */
@@ -21,9 +23,6 @@ export interface Answer {
   headers: [string, string][];
 }
 
-/** Rewrites an answer's header pairs before its `Response` is built. */
-export type HeaderRewrite = (pairs: [string, string][]) => [string, string][];
-
 const READ_SIZE = 64 * 1024;
 
 /**
@@ -37,96 +36,71 @@ export type BodyWatcher = (
   error?: unknown,
 ) => void;
 
+/** Bytes of the trailer section read at most. */
+const MAX_TRAILER_BYTES = 16 * 1024;
+
 /**
- * Builds the `Response` for `answer`, reading its body from `reader` as the consumer
- * pulls, with its header pairs passed through `rewrite` when given (framing and
- * coding are read from the pairs as received). `finish(reusable)` is called once:
- * with `true` when the whole body was read and the connection may carry another
- * request, with `false` otherwise. `onRead` hears how the body is read: a coded body
- * as it is decoded (a part is a decoded one, and a failed decoding ends it with an
- * `InvalidResponseError`). Throws an `InvalidResponseError` for a bad length.
+ * The body of `answer`, framed as `framing` says: `null` when there is none, bytes
+ * (a copy) when it came whole with the head and is not coded, otherwise a stream
+ * read from `reader` as the consumer pulls (decoded when its coding is one `fetch`
+ * decodes: then `decoded`). `done(reusable)` is called once: with `true` when the
+ * whole body was read, nothing more came, and the connection may carry another
+ * request; with `false` otherwise (an invalid chunk, an early close, a cancel),
+ * which closes the connection for good. A body that does not decode fails with an
+ * `InvalidResponseError`.
  */
 export function answerBody(
   answer: Answer,
+  framing: Framing,
   reader: ByteReader,
-  method: string,
   done: (reusable: boolean) => void,
-  rewrite?: HeaderRewrite,
-  onRead?: BodyWatcher,
-): Response {
-  const finish = (reusable: boolean, error?: unknown) => {
-    done(reusable);
-    onRead?.("end", error);
-  };
-  const header = (name: string) =>
-    answer.headers.find(([key]) => key === name)?.[1];
-  const keepAlive = !answer.http10 &&
-    !/(^|,)\s*close\s*($|,)/i.test(header("connection") ?? "");
-  const init = {
-    status: answer.status,
-    statusText: answer.statusText,
-    headers: rewrite ? rewrite(answer.headers) : answer.headers,
-  };
+): {
+  body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null;
+  decoded: boolean;
+} {
+  const { keepAlive } = framing;
   if (
-    method === "HEAD" || answer.status === 204 || answer.status === 304
+    framing.kind === "none" ||
+    (framing.kind === "length" && framing.length === 0)
   ) {
-    finish(keepAlive && reader.buffered === 0);
-    return new Response(null, init);
+    done(keepAlive && reader.buffered === 0);
+    return { body: null, decoded: false };
   }
-  const chunked = /(^|,)\s*chunked\s*$/i.test(
-    header("transfer-encoding") ?? "",
-  );
-  const declared = contentLength(answer.headers);
-  let remaining = chunked
+  const chunked = framing.kind === "chunked";
+  let remaining = framing.kind === "length"
+    ? framing.length
+    : chunked
     ? 0
-    : declared === undefined
-    ? Infinity
-    : Number(declared);
-  if (!chunked && !(remaining >= 0)) {
-    finish(false);
-    throw new InvalidResponseError("Invalid Content-Length from the remote");
-  }
-  if (remaining === 0 && !chunked) {
-    finish(keepAlive && reader.buffered === 0);
-    return new Response(null, init);
-  }
-  const coding = header("content-encoding")?.trim().toLowerCase();
+    : Infinity;
+  const coding = answer.headers.find(([name]) => name === "content-encoding")
+    ?.[1].toLowerCase();
   const decode = isDecoded(coding);
   if (!chunked && !decode && reader.buffered >= remaining) {
-    // The whole (small) body came with the head: answer it as bytes, which the
-    // server writes faster than a stream.
-    // Response copies the bytes (a view into the reader's buffer) before the
-    // connection goes back to the pool.
-    const response = new Response(reader.take(remaining), init);
-    finish(keepAlive && reader.buffered === 0);
-    return response;
+    // The whole (small) body came with the head: bytes, copied out of the reader's
+    // buffer before the connection goes back to the pool.
+    const body = reader.take(remaining).slice();
+    done(keepAlive && reader.buffered === 0);
+    return { body, decoded: false };
   }
-  // A coded body is watched after its decoding, which can fail too.
-  const watch = decode ? undefined : onRead;
   let ended = false;
-  const end = (reusable: boolean, error?: unknown) => {
+  const end = (reusable: boolean) => {
     if (ended) return;
     ended = true;
     done(reusable);
-    watch?.("end", error);
   };
   let afterChunk = false; // a chunk's data is followed by CRLF
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      watch?.("wait");
       try {
         if (chunked && remaining === 0) {
           if (afterChunk && (await reader.readLine()) !== "") {
-            throw new InvalidResponseError("Invalid chunk from the remote");
+            throw new InvalidResponseError(
+              "Invalid chunk from the remote: its data is longer than its size",
+            );
           }
-          const size = parseInt((await reader.readLine()).split(";")[0]!, 16);
-          if (!(size >= 0)) {
-            throw new InvalidResponseError("Invalid chunk from the remote");
-          }
+          const size = chunkSize(await reader.readLine());
           if (size === 0) {
-            while ((await reader.readLine()) !== "") {
-              // trailers are dropped
-            }
+            await readTrailers(reader);
             controller.close();
             return end(keepAlive && reader.buffered === 0);
           }
@@ -142,14 +116,13 @@ export function answerBody(
           throw new TypeError("The remote closed the connection mid-answer");
         }
         remaining -= bytes.length;
-        watch?.("part");
         controller.enqueue(bytes);
         if (!chunked && remaining === 0) {
           controller.close();
           end(keepAlive && reader.buffered === 0);
         }
       } catch (error) {
-        end(false, error);
+        end(false);
         controller.error(error);
       }
     },
@@ -157,25 +130,34 @@ export function answerBody(
       end(false);
     },
   });
-  return new Response(
-    decode ? decodedBody(body, coding!, onRead) : body,
-    init,
-  );
+  return decode
+    ? { body: decodedBody(body, coding!), decoded: true }
+    : { body, decoded: false };
 }
 
 /**
- * The declared body length: `undefined` when none, and `"conflict"` (no number) when
- * several values disagree, which RFC 9112 says must not be guessed at.
+ * Reads the trailer section after the last chunk, checks it like a head (and refuses
+ * framing fields in it), and drops it.
  */
-function contentLength(headers: [string, string][]): string | undefined {
-  let length: string | undefined;
-  for (const [name, value] of headers) {
-    if (name !== "content-length") continue;
-    for (const part of value.split(",")) {
-      const trimmed = part.trim();
-      if (length !== undefined && trimmed !== length) return "conflict";
-      length = trimmed;
+export async function readTrailers(reader: ByteReader): Promise<void> {
+  const lines: string[] = [];
+  let size = 0;
+  while (true) {
+    const line = await reader.readLine(MAX_TRAILER_BYTES);
+    if (line === "") break;
+    size += line.length + 2;
+    if (size > MAX_TRAILER_BYTES) {
+      throw new InvalidResponseError(
+        `Trailers too large from the remote: over ${MAX_TRAILER_BYTES} bytes`,
+      );
+    }
+    lines.push(line);
+  }
+  for (const [name] of parseFields(lines)) {
+    if (name === "content-length" || name === "transfer-encoding") {
+      throw new InvalidResponseError(
+        `Invalid trailer from the remote: "${name}" frames the body`,
+      );
     }
   }
-  return length;
 }

@@ -20,10 +20,16 @@ export class ByteReader {
   #end = 0;
   /** A read started by {@linkcode watch}, that the next `fill` takes over. */
   #pending: Promise<number | null> | undefined;
+  #received = 0;
 
   /** Wraps `conn`. */
   constructor(conn: Deno.Conn) {
     this.#conn = conn;
+  }
+
+  /** Bytes read from the connection in all, ever. */
+  get received(): number {
+    return this.#received;
   }
 
   /** Bytes read ahead and not consumed yet. */
@@ -75,6 +81,7 @@ export class ByteReader {
   #filled(count: number | null): boolean {
     if (count === null) return false;
     this.#end += count;
+    this.#received += count;
     return true;
   }
 
@@ -90,51 +97,57 @@ export class ByteReader {
 
   /**
    * Returns the bytes up to and without the first blank line (an answer's head),
-   * consuming it. Lines may end in CRLF or in a bare LF, which RFC 9112 (2.2) lets a
-   * recipient take as a line end (small hand-written servers send it; `fetch` takes
-   * it). Throws past `limit` bytes or at end of stream.
+   * consuming it. Lines end in CRLF (RFC 9112 2.2 lets a recipient take a bare LF,
+   * which llhttp refuses; so do we: two readers must never frame one answer two
+   * ways). Throws past `limit` bytes or at end of stream.
    */
   async readHead(limit: number): Promise<Uint8Array> {
-    let from = 3; // offset from the start already searched (a match looks back 3)
+    let from = 0; // offset from the start already searched
     while (true) {
       const buffer = this.#buffer;
       const start = this.#start;
       const end = this.#end;
       for (let i = start + from; i < end; i++) {
         if (buffer[i] !== 10) continue;
-        // The LF ending a blank line: right after another LF, or after CR LF.
-        const blank = buffer[i - 1] === 10
-          ? i - 1
-          : buffer[i - 1] === 13 && buffer[i - 2] === 10
-          ? i - 2
-          : -1;
-        if (blank < 0) continue;
+        if (i === start || buffer[i - 1] !== 13) {
+          throw new InvalidResponseError(
+            "Invalid line from the remote: it ends in a bare LF",
+          );
+        }
+        if (i - 3 < start || buffer[i - 2] !== 10) continue;
+        if (i - start > limit) break;
         this.#start = i + 1;
-        // Without the line end of the head's last line.
-        return buffer.subarray(
-          start,
-          buffer[blank - 1] === 13 ? blank - 1 : blank,
-        );
+        // Without the CRLF ending the head's last line.
+        return buffer.subarray(start, i - 3);
       }
       if (this.buffered > limit) {
         throw new InvalidResponseError(
           `Answer head too large from the remote: over ${limit} bytes`,
         );
       }
-      from = Math.max(3, this.buffered);
+      from = this.buffered;
       if (!(await this.fill())) throw new EndOfStream(this.buffered);
     }
   }
 
-  /** Returns one line without its `\r\n`, as text. */
+  /**
+   * Returns one line without its CRLF, as Latin-1 text. Throws an
+   * `InvalidResponseError` for a line ending in a bare LF or longer than `limit`.
+   */
   async readLine(limit = 8192): Promise<string> {
     while (true) {
       const end = this.#buffer.subarray(0, this.#end).indexOf(10, this.#start);
       if (end >= 0) {
-        const line = this.#buffer.subarray(this.#start, end);
+        if (end === this.#start || this.#buffer[end - 1] !== 13) {
+          throw new InvalidResponseError(
+            "Invalid line from the remote: it ends in a bare LF",
+          );
+        }
+        const line = this.#buffer.subarray(this.#start, end - 1);
         this.#start = end + 1;
-        const text = new TextDecoder().decode(line);
-        return text.endsWith("\r") ? text.slice(0, -1) : text;
+        let text = "";
+        for (const byte of line) text += String.fromCharCode(byte);
+        return text;
       }
       if (this.buffered > limit) {
         throw new InvalidResponseError(

@@ -5,25 +5,20 @@
  * @module
  */
 import { type ByteReader, EndOfStream } from "./_byte_reader.ts";
-import {
-  type Answer,
-  answerBody,
-  type BodyWatcher,
-  type HeaderRewrite,
-} from "./_answer_body.ts";
+import { type Answer, answerBody } from "./_answer_body.ts";
 import {
   latin1,
   latin1Into,
   parseHead,
-  refuseControlCharacters,
   type RequestBody,
   type RequestHead,
 } from "./_wire.ts";
+import { type Framing, framingOf } from "./_framing.ts";
+import { InvalidResponseError } from "./invalid_response_error.ts";
 import { concat, writeAll, writeBody } from "./_write.ts";
-import { type Exchanged, wholeAnswer } from "./exchange.ts";
+import type { RemoteAnswer } from "./remote_call.ts";
 
 const MAX_HEAD_BYTES = 64 * 1024;
-const NO_BYTES = new Uint8Array(0);
 
 /** An open connection and its reader (which keeps its buffer between answers). */
 export interface Connection {
@@ -42,20 +37,16 @@ export interface PendingCall {
   body: RequestBody;
   method: string;
   signal: AbortSignal | undefined;
-  rewrite: HeaderRewrite | undefined;
-  onBody?: BodyWatcher;
-  /** Set when the whole answer is wanted as an {@linkcode Exchanged}. */
-  lean: { discard: boolean } | undefined;
 }
 
 /**
- * Sends one request on its connection and returns the answer: a `Response` whose body
- * is still streaming or, for a lean call, the whole {@linkcode Exchanged}.
+ * Sends one request on its connection and returns the answer, its body whole or
+ * still streaming. `done(reusable)` is called once the connection is free again.
  */
 export async function send(
   pending: PendingCall,
   done: (reusable: boolean) => void,
-): Promise<Response | Exchanged> {
+): Promise<RemoteAnswer> {
   const { body, signal } = pending;
   const { conn, reader, out } = pending.connection;
   const abort = () => closeQuietly(conn);
@@ -88,72 +79,41 @@ export async function send(
       sent = writeBody(conn, body, pending.head.chunked);
     }
     let answer: Answer;
-    do {
+    let framing: Framing;
+    while (true) {
       answer = parseHead(await reader.readHead(MAX_HEAD_BYTES));
-    } while (answer.status >= 100 && answer.status < 200);
-    const lean = pending.lean;
-    const small = lean && await sent &&
-      smallBody(answer, reader, pending.method, lean.discard);
-    if (small) {
-      finish(small.reusable);
-      return {
-        status: answer.status,
-        statusText: answer.statusText,
-        headers: answer.headers,
-        body: small.body,
-      };
+      framing = framingOf(answer, pending.method);
+      if (answer.status >= 200) break;
+      // Interim answers (RFC 9110 15.2) are read and dropped; nothing was asked to
+      // switch protocols.
+      if (answer.status === 101) {
+        throw new InvalidResponseError(
+          "Invalid answer from the remote: 101 Switching Protocols, unasked",
+        );
+      }
     }
-    if (!lean) refuseControlCharacters(answer.headers);
-    const response = answerBody(
+    const { body: answered, decoded } = answerBody(
       answer,
+      framing,
       reader,
-      pending.method,
-      async (reusable) => {
-        finish(reusable && await sent);
+      (reusable) => {
+        // The connection is free once the upload has ended too.
+        if (!(body instanceof ReadableStream)) return finish(reusable);
+        sent.then((whole) => finish(reusable && whole));
       },
-      pending.rewrite,
-      pending.onBody,
     );
-    return lean ? await wholeAnswer(response, lean.discard) : response;
+    return {
+      status: answer.status,
+      statusText: answer.statusText,
+      headers: answer.headers,
+      body: answered,
+      decoded,
+    };
   } catch (error) {
     finish(false);
     if (signal?.aborted) throw signal.reason;
     throw error;
   }
-}
-
-/**
- * The body of an answer that came whole with its head (no body, or a known length
- * already buffered, not chunked, not encoded), copied out of the reader's buffer (or
- * skipped when `discard`), and whether the connection may be reused; `undefined` for
- * any other answer.
- */
-function smallBody(
-  answer: Answer,
-  reader: ByteReader,
-  method: string,
-  discard: boolean,
-): { body: Uint8Array; reusable: boolean } | undefined {
-  let length: string | undefined;
-  let keepAlive = !answer.http10;
-  for (const [name, value] of answer.headers) {
-    if (name === "content-length") {
-      // A second, different length: the stream path refuses the answer.
-      if (length !== undefined && length !== value) return undefined;
-      length = value;
-    } else if (name === "transfer-encoding" || name === "content-encoding") {
-      return undefined;
-    } else if (name === "connection" && /(^|,)\s*close\s*($|,)/i.test(value)) {
-      keepAlive = false;
-    }
-  }
-  const bodiless = method === "HEAD" || answer.status === 204 ||
-    answer.status === 304;
-  const size = bodiless ? 0 : length === undefined ? NaN : Number(length);
-  if (!(size >= 0) || reader.buffered < size) return undefined;
-  const taken = reader.take(size);
-  const body = discard || size === 0 ? NO_BYTES : taken.slice();
-  return { body, reusable: keepAlive && reader.buffered === 0 };
 }
 
 /** Whether `error` shows a connection closed before any answer came back. */

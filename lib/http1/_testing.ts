@@ -1,66 +1,104 @@
 /**
- * Test helpers of the pooled HTTP/1.1 client and of what uses it: a raw TCP server
- * that answers with exactly the bytes a test gives.
+ * Test helpers of the pooled HTTP/1.1 client and of what uses it: one raw TCP server
+ * that answers with exactly the bytes a test gives, written as scripted (each write
+ * its own TCP segment, with pauses between them).
  *
  * @module
  */
 
+/** One step of a scripted answer: bytes to write, or a pause in ms. */
+export type ScriptStep = string | Uint8Array | number;
+
+/** An answer script, and whether the connection is closed after it. */
+export interface Script {
+  steps: readonly ScriptStep[];
+  /** Close the connection once the steps are written. */
+  close?: boolean;
+}
+
+/** A server started by {@linkcode startScriptedServer}. */
+export interface ScriptedServer {
+  /** `http://127.0.0.1:PORT`. */
+  url: string;
+  /** Each request received, in order: its head, a blank line, and its body. */
+  heads: string[];
+  /** Connections accepted so far. */
+  readonly connections: number;
+  /** Closes the server side of every open connection (the listener stays). */
+  dropConnections(): void;
+  /** Closes the listener and every connection. */
+  stop(): Promise<void>;
+}
+
+const decoder = new TextDecoder();
+const CRLF2 = [13, 10, 13, 10];
+
 /**
- * A TCP server on 127.0.0.1 answering each request with the raw bytes `answer`
- * returns (malformed answers included; `null` closes the connection instead), for
- * tests of HTTP clients. Records each request (head and body), and how many
- * connections were opened. With `closeAfterAnswer`, each connection is closed after
- * its first answer.
+ * Starts a server on 127.0.0.1 that answers each request (a head, and a body of its
+ * `Content-Length`; requests are not pipelined) with the script `answer` returns for
+ * it (`head` without its blank line, `body` as UTF-8 text, `index` counting requests
+ * from 0). Strings are written as Latin-1 bytes, as given, so any malformed answer
+ * can be played.
  */
-export function startRawServer(
-  answer: (head: string, index: number) => string | Uint8Array | null,
-  options: { closeAfterAnswer?: boolean } = {},
-) {
+export function startScriptedServer(
+  answer: (head: string, body: string, index: number) => Script,
+): ScriptedServer {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const heads: string[] = [];
   const conns = new Set<Deno.Conn>();
   let connections = 0;
-  const serveConn = async (conn: Deno.Conn) => {
+  const serveConn = async (conn: Deno.TcpConn) => {
     conns.add(conn);
     connections++;
-    let text = "";
+    conn.setNoDelay(true);
+    let pending = new Uint8Array(0);
     const buffer = new Uint8Array(65536);
+    const more = async () => {
+      const count = await conn.read(buffer);
+      if (count === null) return false;
+      const joined = new Uint8Array(pending.length + count);
+      joined.set(pending);
+      joined.set(buffer.subarray(0, count), pending.length);
+      pending = joined;
+      return true;
+    };
     try {
       while (true) {
-        const end = text.indexOf("\r\n\r\n");
-        if (end >= 0) {
-          const head = text.slice(0, end);
-          text = text.slice(end + 4);
-          const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
-          // (Requests here are not pipelined: what follows the head is its body.)
-          while (new TextEncoder().encode(text).length < length) {
-            const count = await conn.read(buffer);
-            if (count === null) return;
-            text += new TextDecoder().decode(buffer.subarray(0, count));
-          }
-          heads.push(`${head}\r\n\r\n${text}`);
-          text = "";
-          const reply = answer(head, heads.length - 1);
-          if (reply === null) return conn.close();
-          await conn.write(
-            typeof reply === "string" ? new TextEncoder().encode(reply) : reply,
-          );
-          if (options.closeAfterAnswer) return;
+        const end = indexOf(pending, CRLF2);
+        if (end < 0) {
+          if (!(await more())) return;
           continue;
         }
-        const count = await conn.read(buffer);
-        if (count === null) return;
-        text += new TextDecoder().decode(buffer.subarray(0, count));
+        const head = decoder.decode(pending.subarray(0, end));
+        const length = Number(
+          /^content-length: *(\d+)/im.exec(head)?.[1] ?? 0,
+        );
+        while (pending.length < end + 4 + length) {
+          if (!(await more())) return;
+        }
+        const body = decoder.decode(
+          pending.subarray(end + 4, end + 4 + length),
+        );
+        pending = pending.slice(end + 4 + length);
+        heads.push(`${head}\r\n\r\n${body}`);
+        const script = answer(head, body, heads.length - 1);
+        for (const step of script.steps) {
+          if (typeof step === "number") {
+            await new Promise((resolve) => setTimeout(resolve, step));
+          } else {
+            await writeAll(
+              conn,
+              typeof step === "string" ? latin1(step) : step,
+            );
+          }
+        }
+        if (script.close) return;
       }
     } catch {
-      // closed by the test
+      // closed by the client or by the test
     } finally {
       conns.delete(conn);
-      try {
-        conn.close();
-      } catch {
-        // already closed
-      }
+      closeQuietly(conn);
     }
   };
   const accepting = (async () => {
@@ -72,15 +110,63 @@ export function startRawServer(
     get connections() {
       return connections;
     },
-    /** Closes the idle server side of every open connection. */
     dropConnections() {
-      for (const conn of conns) conn.close();
+      for (const conn of conns) closeQuietly(conn);
     },
     async stop() {
       listener.close();
-      for (const conn of conns) conn.close();
+      for (const conn of conns) closeQuietly(conn);
       await accepting;
       await new Promise((resolve) => setTimeout(resolve, 10));
     },
   };
+}
+
+/**
+ * A {@linkcode startScriptedServer} answering each request with the raw bytes
+ * `answer` returns, at once (`null` closes the connection instead). With
+ * `closeAfterAnswer`, each connection is closed after its first answer.
+ */
+export function startRawServer(
+  answer: (head: string, index: number) => string | Uint8Array | null,
+  options: { closeAfterAnswer?: boolean } = {},
+): ScriptedServer {
+  return startScriptedServer((head, _, index) => {
+    const reply = answer(head, index);
+    return reply === null
+      ? { steps: [], close: true }
+      : { steps: [reply], close: options.closeAfterAnswer };
+  });
+}
+
+/** Bytes of a string whose characters are all below 256. */
+function latin1(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
+
+function indexOf(bytes: Uint8Array, pattern: number[]): number {
+  outer: for (let i = 0; i + pattern.length <= bytes.length; i++) {
+    for (let j = 0; j < pattern.length; j++) {
+      if (bytes[i + j] !== pattern[j]) continue outer;
+    }
+    return i;
+  }
+  return -1;
+}
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) {
+    written += await conn.write(bytes.subarray(written));
+  }
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // already closed
+  }
 }

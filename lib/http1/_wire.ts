@@ -31,24 +31,46 @@ export interface RequestHead {
 }
 
 /**
+ * What a header value may not hold: what would end the line (or the string), or a
+ * character beyond Latin-1 (not a byte; `fetch` refuses it too).
+ */
+const LINE_BREAKING = /[\0\r\n\u0100-\uffff]/;
+
+/**
  * The request line and headers. A streamed body keeps a declared `Content-Length`
- * (some servers insist on one) and is chunked otherwise.
+ * (some servers insist on one) and is chunked otherwise. Throws a `TypeError`, as
+ * `fetch` does, for a method or header name that is not a token, or a header value
+ * holding a NUL, CR or LF: nothing is sent.
  */
 export function requestHead(
   method: string,
   url: URL,
-  headers: HeadersInit | undefined,
+  headers: HeadersInit | readonly (readonly [string, string])[] | undefined,
   body: RequestBody,
 ): RequestHead {
+  if (!TOKEN.test(method)) {
+    throw new TypeError(`Invalid method "${preview(method)}": not a token`);
+  }
   let head =
     `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
-  const pairs = Array.isArray(headers)
+  const pairs: readonly (readonly [string, string])[] = Array.isArray(headers)
     ? headers
     : headers === undefined
     ? []
-    : [...new Headers(headers)];
+    : [...new Headers(headers as HeadersInit)];
   let declared: string | undefined;
   for (const [name, value] of pairs) {
+    if (!TOKEN.test(name)) {
+      throw new TypeError(
+        `Invalid header name "${preview(name)}": not a token`,
+      );
+    }
+    if (LINE_BREAKING.test(value)) {
+      // The value is not quoted: it may be a secret.
+      throw new TypeError(
+        `Invalid value of header "${name}": it holds a NUL, CR, LF or a character beyond Latin-1`,
+      );
+    }
     const lower = name.toLowerCase();
     if (lower === "content-length") declared = value.trim();
     else if (!FRAMING.has(lower)) head += `${name}: ${value}\r\n`;
@@ -70,78 +92,83 @@ export function requestHead(
   return { text: `${head}\r\n`, chunked };
 }
 
-/**
- * A well-formed header line: a token name (RFC 9110), blanks before the colon
- * (which RFC 9112 has a proxy remove), and a value with no NUL, CR or LF (which a
- * `Headers` object refuses too).
- */
-const HEADER_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+)[ \t]*:([^\0\r\n]*)\r?$/;
+/** A token (RFC 9110 section 5.6.2): a header name, a method. */
+export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
- * Parses a status line and headers (bytes as Latin-1, as HTTP defines them). Throws
- * an {@linkcode InvalidResponseError} for a bad status line, a line without a colon,
- * a folded line (obs-fold, which RFC 9112 lets a proxy refuse), a name that is not a
- * token, or a value with a NUL, CR or LF.
+ * A well-formed header line (RFC 9112 section 5): a token name right before the
+ * colon, then a value of visible characters, blanks, HTAB and obs-text (no control
+ * character, which llhttp refuses too).
+ */
+const HEADER_LINE =
+  /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[ \t]*([\t\x20-\x7e\x80-\xff]*)$/;
+
+/**
+ * Parses a status line and headers (bytes as Latin-1, as HTTP defines them; lines
+ * end in CRLF). Throws an {@linkcode InvalidResponseError} for a bad status line
+ * (`HTTP/1.0` or `HTTP/1.1`, a status from 100 to 599), a line without a colon, a
+ * folded line (obs-fold), a name that is not a token or is followed by blanks, or a
+ * value with a control character. Values lose their leading and trailing blanks, but
+ * for `Content-Length`, whose trailing blanks llhttp refuses and so does the framing.
  */
 export function parseHead(bytes: Uint8Array): Answer {
-  // Lines end in CRLF, or in a bare LF (RFC 9112 2.2): HEADER_LINE takes the CR.
-  const lines = fromLatin1(bytes).split("\n");
-  const first = lines[0]?.replace(/\r$/, "") ?? "";
+  const lines = fromLatin1(bytes).split("\r\n");
+  const first = lines[0] ?? "";
   // The reason phrase as RFC 9112 has it (which the Response constructor checks).
-  const status = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([\t\x20-\x7e\x80-\xff]*))?$/
+  const status = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: ([\t\x20-\x7e\x80-\xff]*))?$/
     .exec(first);
   if (!status) {
     throw new InvalidResponseError(
       `Invalid status line from the remote: "${preview(first)}"`,
     );
   }
-  const headers: [string, string][] = [];
-  for (let i = 1; i < lines.length; i++) {
-    const line = HEADER_LINE.exec(lines[i]!);
-    if (!line) throw invalidHeaderLine(lines[i]!.replace(/\r$/, ""));
-    headers.push([line[1]!.toLowerCase(), line[2]!.trim()]);
-  }
   return {
     http10: status[1] === "0",
     status: Number(status[2]),
     statusText: status[3] ?? "",
-    headers,
+    headers: parseFields(lines, 1),
   };
 }
 
-/** A control character other than HTAB, which RFC 9110 allows in no header value. */
-// deno-lint-ignore no-control-regex -- matching control characters is the point
-const CONTROL = /[\0-\x08\x0a-\x1f\x7f]/;
-
 /**
- * Throws an {@linkcode InvalidResponseError} when a header value holds a control
- * character. An answer handed on as a `Response` must not: `fetch` refuses such an
- * answer, and `Deno.serve` fails writing the value on (a relayed answer would take the
- * process down). Whole answers read by a program keep the values as sent.
+ * Parses header lines (or trailer lines) `lines[from...]` into pairs, names in lower
+ * case; throws an {@linkcode InvalidResponseError} for a line that is not a
+ * well-formed field line.
  */
-export function refuseControlCharacters(headers: [string, string][]): void {
-  const found = headers.find(([, value]) => CONTROL.test(value));
-  if (found) {
-    throw new InvalidResponseError(
-      `Invalid header line from the remote: the value of "${
-        found[0]
-      }" holds a control character`,
-    );
+export function parseFields(
+  lines: readonly string[],
+  from = 0,
+): [string, string][] {
+  const headers: [string, string][] = [];
+  for (let i = from; i < lines.length; i++) {
+    const line = HEADER_LINE.exec(lines[i]!);
+    if (!line) throw invalidHeaderLine(lines[i]!);
+    const name = line[1]!.toLowerCase();
+    const value = line[2]!;
+    headers.push([
+      name,
+      name === "content-length" ? value : value.replace(/[ \t]+$/, ""),
+    ]);
   }
+  return headers;
 }
 
 /** What is wrong with a header line {@linkcode HEADER_LINE} refused. */
 function invalidHeaderLine(line: string): InvalidResponseError {
   const colon = line.indexOf(":");
-  const name = line.slice(0, Math.max(colon, 0)).trimEnd();
+  const name = line.slice(0, Math.max(colon, 0));
   // Values are not quoted: they may carry secrets.
   const problem = line.startsWith(" ") || line.startsWith("\t")
     ? "a folded line (obs-fold)"
+    : /[\r\n]/.test(line) && !/[\r\n]/.test(name)
+    ? `the value of "${preview(name)}" holds a CR or LF`
     : colon < 0
-    ? "no colon"
-    : !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)
+    ? /[\r\n]/.test(line) ? "a line ending in a bare LF or CR" : "no colon"
+    : /^[^ \t]+[ \t]+$/.test(name) && TOKEN.test(name.trimEnd())
+    ? `blanks after the name "${preview(name.trimEnd())}"`
+    : !TOKEN.test(name)
     ? `name "${preview(name)}"`
-    : `the value of "${name}" holds a NUL, CR or LF`;
+    : `the value of "${name}" holds a control character`;
   return new InvalidResponseError(
     `Invalid header line from the remote: ${problem}`,
   );

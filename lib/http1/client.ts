@@ -1,23 +1,29 @@
 /**
- * A small HTTP/1.1 client with a keep-alive connection pool, shaped like `fetch`, with
- * a leaner `exchange()` for callers that want a whole answer at once.
+ * A small HTTP/1.1 client with a keep-alive connection pool: `call()` is the
+ * `http:` adapter of the {@linkcode RemoteCall} interface (`remote_call.ts`), with
+ * `fetch()` and `exchange()` as conveniences over it.
  *
  * The proxy's remote calls and the forwarder's posts and queue calls are their hot
- * paths, and `fetch` costs about twice as much per call on a local network. This
- * client speaks plain `http:` itself and hands any other URL to the fallback `fetch`.
- * Like Deno's `fetch`, it decodes gzip, deflate and brotli bodies and keeps the
- * answer's headers as they were (raw deflate and an empty coded body are read too,
- * as browsers do); it never follows redirects. An answer that breaks HTTP/1.1 fails
- * with an `InvalidResponseError`. Bodies stream both
- * ways. Unlike `fetch`, it does not read HTTP_PROXY and friends: plain-http remotes
- * are called directly. An idle pooled connection is watched, so one the remote
- * closes (its keep-alive time-out) leaves the pool at once.
+ * paths, and `fetch` or undici's `Pool` cost two to three times as much per call on
+ * a local network (`deno task bench proxy`, last lines). Answers are read strictly
+ * (RFC 9112 section 6, and never more leniently than llhttp: see `_framing.ts` and
+ * the conformance corpus in `conformance_test.ts`); an answer that breaks HTTP/1.1
+ * fails with an `InvalidResponseError`. A connection that carried an invalid answer,
+ * an answer cut short, an abort, or any byte not asked for is closed for good,
+ * never pooled; an idle pooled connection is watched, so one the remote closes (its
+ * keep-alive time-out) or writes to leaves the pool at once. A request with a bad
+ * method, header name or value is refused with a `TypeError` before anything is
+ * written. Only the methods of `retryMethods` are sent a second time, and only when
+ * a reused connection failed before any byte of the answer came.
+ *
+ * Like Deno's `fetch`, it decodes gzip, deflate and brotli bodies (raw deflate and
+ * an empty coded body are read too, as browsers do; `call()` says so with
+ * `decoded`); it never follows redirects. Bodies stream both ways. Unlike `fetch`,
+ * it does not read HTTP_PROXY and friends: plain-http remotes are called directly.
  *
  * @module
  */
 import { ByteReader } from "./_byte_reader.ts";
-import type { BodyWatcher, HeaderRewrite } from "./_answer_body.ts";
-export type { BodyWatcher } from "./_answer_body.ts";
 export { InvalidResponseError } from "./invalid_response_error.ts";
 import { type RequestBody, requestHead } from "./_wire.ts";
 import {
@@ -31,8 +37,15 @@ import {
   type Exchange,
   type Exchanged,
   type ExchangeInit,
+  fetchExchange,
   wholeAnswer,
 } from "./exchange.ts";
+import type {
+  RemoteAnswer,
+  RemoteBody,
+  RemoteCall,
+  RemoteRequest,
+} from "./remote_call.ts";
 
 /** Options of {@linkcode createHttp1Client}. */
 export interface Http1ClientOptions {
@@ -40,28 +53,40 @@ export interface Http1ClientOptions {
   fallback?: typeof fetch;
   /** Idle connections kept per host and port. @default 128 */
   maxIdlePerHost?: number;
+  /**
+   * Methods sent a second time, once, on a fresh connection when a reused one
+   * failed before any byte of the answer came (the remote closed it meanwhile).
+   * Other methods are never sent twice: the remote may have acted on the first.
+   * @default IDEMPOTENT_METHODS
+   */
+  retryMethods?: readonly string[];
 }
 
-/** `fetch`'s options, plus what only the pooled client honours (`fetch` ignores it). */
-export interface Http1RequestInit extends RequestInit {
-  /**
-   * Rewrites the answer's header pairs (names in lower case) before its `Response`
-   * is built: cheaper than changing the `Headers` afterwards. Not called for URLs
-   * handed to the fallback.
-   */
-  answerHeaders?: HeaderRewrite;
-  /**
-   * Hears how the answer's body is read from the remote (`"end"` at once for a body
-   * that came with the head). Lets a caller time out a remote that stalls mid-answer
-   * without blaming it for a reader that does not read, and report one that breaks
-   * off. Not called for URLs handed to the fallback.
-   */
-  onBody?: BodyWatcher;
-}
+/**
+ * Methods whose request may be sent again (RFC 9110 9.2.2): GET, HEAD, PUT, DELETE,
+ * OPTIONS and TRACE, not POST or PATCH.
+ */
+export const IDEMPOTENT_METHODS: readonly string[] = [
+  "GET",
+  "HEAD",
+  "PUT",
+  "DELETE",
+  "OPTIONS",
+  "TRACE",
+];
 
 /** A pooled HTTP/1.1 client. */
 export interface Http1Client {
-  /** Calls `input` like `fetch` (method, headers, body, signal are honoured). */
+  /**
+   * Calls an `http:` URL (see {@linkcode RemoteCall}); other schemes are refused
+   * with a `TypeError` (`createRemoteCall` sends them to `fetch`).
+   */
+  call: RemoteCall;
+  /**
+   * Calls `input` like `fetch` (method, headers, body, signal are honoured; the
+   * answer keeps its `Content-Encoding` header, as `fetch`'s does); a convenience
+   * over `call`, other schemes go to the fallback.
+   */
   fetch: typeof fetch;
   /** Calls `url` and reads the whole answer (see {@linkcode Exchange}). */
   exchange: Exchange;
@@ -86,7 +111,9 @@ export function createHttp1Client(
   options: Http1ClientOptions = {},
 ): Http1Client {
   const fallback = options.fallback ?? globalThis.fetch;
+  const fallbackExchange = fetchExchange(fallback);
   const maxIdle = options.maxIdlePerHost ?? 128;
+  const retryMethods = new Set(options.retryMethods ?? IDEMPOTENT_METHODS);
   const idle = new Map<string, Connection[]>();
   let closed = false;
 
@@ -141,64 +168,74 @@ export function createHttp1Client(
     };
   };
 
-  /** Sends one request on a pooled connection; `lean` answers an {@linkcode Exchanged}. */
-  async function request<Lean extends boolean>(
-    url: URL,
-    init: Omit<Http1RequestInit, "body"> & Omit<ExchangeInit, "body">,
-    body: RequestBody,
-    lean: Lean,
-  ): Promise<Lean extends true ? Exchanged : Response> {
+  /** Sends one request on a pooled connection. */
+  async function call(
+    input: URL | string,
+    init: RemoteRequest = {},
+  ): Promise<RemoteAnswer> {
+    const url = typeof input === "string" ? new URL(input) : input;
+    if (url.protocol !== "http:") {
+      throw new TypeError(
+        `Unsupported URL "${url.protocol}" for the pooled client: only http: (use createRemoteCall)`,
+      );
+    }
     const signal = init.signal ?? undefined;
     signal?.throwIfAborted();
     const method = (init.method ?? "GET").toUpperCase();
+    const body = inlineBody(init.body ?? null);
     const head = requestHead(method, url, init.headers, body);
     const key = url.host;
     const pooled = take(key);
     const connection = pooled ?? await open(url, signal);
-    const pending: PendingCall = {
-      connection,
-      head,
-      body,
-      method,
-      signal,
-      rewrite: init.answerHeaders,
-      onBody: init.onBody,
-      lean: lean ? { discard: init.discardBody ?? false } : undefined,
-    };
+    const received = connection.reader.received;
+    const pending: PendingCall = { connection, head, body, method, signal };
     try {
       return await send(
         pending,
         (reusable) => release(key, connection, reusable),
-      ) as Lean extends true ? Exchanged : Response;
+      );
     } catch (error) {
       // A pooled connection the remote closed meanwhile: retry once, fresh, when
-      // nothing was answered and the body can be sent again.
-      const retry = pooled && !signal?.aborted &&
-        !(body instanceof ReadableStream) && isStale(error);
+      // not a byte of the answer came, the method may be sent again, and so can
+      // the body.
+      const retry = pooled && !signal?.aborted && retryMethods.has(method) &&
+        !(body instanceof ReadableStream) && isStale(error) &&
+        connection.reader.received === received;
       if (!retry) throw error;
       const fresh = await open(url, signal);
       return await send(
         { ...pending, connection: fresh },
         (reusable) => release(key, fresh, reusable),
-      ) as Lean extends true ? Exchanged : Response;
+      );
     }
   }
 
-  async function call(input: RequestInfo | URL, init: Http1RequestInit = {}) {
+  async function fetchLike(
+    input: RequestInfo | URL,
+    init: RequestInit = {},
+  ): Promise<Response> {
     const url = input instanceof URL
       ? input
       : new URL(input instanceof Request ? input.url : String(input));
-    if (url.protocol !== "http:" || input instanceof Request) {
-      return await fallback(input, init);
-    }
     const body = init.body ?? null;
     if (
-      body !== null && typeof body !== "string" &&
-      !(body instanceof Uint8Array) && !(body instanceof ReadableStream)
+      url.protocol !== "http:" || input instanceof Request ||
+      (body !== null && typeof body !== "string" &&
+        !(body instanceof Uint8Array) && !(body instanceof ReadableStream))
     ) {
       return await fallback(input, init);
     }
-    return await request(url, init, inlineBody(body), false);
+    const answer = await call(url, {
+      method: init.method,
+      headers: headerPairs(init.headers),
+      body: body as RemoteBody,
+      signal: init.signal,
+    });
+    return new Response(answer.body, {
+      status: answer.status,
+      statusText: answer.statusText,
+      headers: answer.headers,
+    });
   }
 
   async function exchange(
@@ -206,17 +243,17 @@ export function createHttp1Client(
     init: ExchangeInit = {},
   ): Promise<Exchanged> {
     const url = input instanceof URL ? input : new URL(input);
-    if (url.protocol !== "http:") {
-      return await wholeAnswer(
-        await fallback(url, { ...init, redirect: "manual" }),
-        init.discardBody,
-      );
-    }
-    return await request(url, init, inlineBody(init.body ?? null), true);
+    if (url.protocol !== "http:") return await fallbackExchange(url, init);
+    const answer = await call(url, {
+      ...init,
+      headers: headerPairs(init.headers),
+    });
+    return await wholeAnswer(answer, init.discardBody);
   }
 
   return {
-    fetch: call as typeof fetch,
+    call,
+    fetch: fetchLike as typeof fetch,
     exchange,
     close() {
       closed = true;
@@ -226,6 +263,15 @@ export function createHttp1Client(
       idle.clear();
     },
   };
+}
+
+/** Headers as a list of pairs, without a `Headers` object when they are one. */
+function headerPairs(
+  headers: HeadersInit | readonly (readonly [string, string])[] | undefined,
+): [string, string][] | undefined {
+  if (headers === undefined) return undefined;
+  if (Array.isArray(headers)) return headers as [string, string][];
+  return [...new Headers(headers as HeadersInit)];
 }
 
 /** A string body as bytes, encoded once (for its length and for the wire). */

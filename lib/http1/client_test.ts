@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { deflateRawSync, deflateSync } from "node:zlib";
-import {
-  createHttp1Client,
-  type Http1RequestInit,
-  InvalidResponseError,
-} from "./client.ts";
+import { createHttp1Client, InvalidResponseError } from "./client.ts";
 import { fetchExchange } from "./exchange.ts";
-import { startRawServer } from "./_testing.ts";
+import {
+  type ScriptStep,
+  startRawServer,
+  startScriptedServer,
+} from "./_testing.ts";
 
 const OK = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nx-a: 1\r\n\r\nok";
 
@@ -180,14 +180,10 @@ Deno.test("createHttp1Client() answers an empty coded body as empty", async () =
       `HTTP/1.1 200 OK\r\ncontent-encoding: ${coding}\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n`
     );
     const client = createHttp1Client();
-    const events: string[] = [];
     try {
-      const response = await client.fetch(`${server.url}/`, {
-        onBody: (event, error) =>
-          events.push(error ? `${event} ${error}` : event),
-      } as Http1RequestInit);
-      assert.equal(await response.text(), "", coding);
-      assert.deepEqual(events, ["wait", "end"], coding);
+      const answer = await client.call(`${server.url}/`);
+      assert.equal(answer.decoded, true, coding);
+      assert.equal(await new Response(answer.body).text(), "", coding);
       await (await client.fetch(`${server.url}/again`)).text();
       assert.equal(server.connections, 1);
     } finally {
@@ -197,7 +193,7 @@ Deno.test("createHttp1Client() answers an empty coded body as empty", async () =
   }
 });
 
-Deno.test("createHttp1Client() fails a body that does not decode, and tells onBody", async () => {
+Deno.test("createHttp1Client() fails a body that does not decode", async () => {
   const server = startRawServer(() =>
     rawAnswer(
       "content-encoding: gzip\r\ncontent-length: 12\r\n",
@@ -205,20 +201,14 @@ Deno.test("createHttp1Client() fails a body that does not decode, and tells onBo
     )
   );
   const client = createHttp1Client();
-  let ended: unknown;
   try {
-    const response = await client.fetch(`${server.url}/`, {
-      onBody: (event, error) => {
-        if (event === "end") ended = error;
-      },
-    } as Http1RequestInit);
+    const response = await client.fetch(`${server.url}/`);
     await assert.rejects(
       response.text(),
       (error) =>
         error instanceof InvalidResponseError &&
         /^Invalid gzip body from the remote: /.test(error.message),
     );
-    assert.ok(ended instanceof InvalidResponseError);
   } finally {
     client.close();
     await server.stop();
@@ -309,17 +299,42 @@ Deno.test("createHttp1Client() fails clearly on broken answers", async (t) => {
     [
       "a length that is no number",
       "HTTP/1.1 200 OK\r\ncontent-length: abc\r\n\r\nok",
-      /^Invalid Content-Length/,
+      /^Invalid framing from the remote: Content-Length is not a number of bytes$/,
     ],
     [
       "two different lengths",
       "HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\nok!",
-      /Invalid Content-Length/,
+      /^Invalid framing from the remote: several Content-Length fields$/,
     ],
     [
       "a list of different lengths",
       "HTTP/1.1 200 OK\r\ncontent-length: 2, 3\r\n\r\nok!",
-      /Invalid Content-Length/,
+      /^Invalid framing from the remote: Content-Length is not a number/,
+    ],
+    [
+      "an empty length",
+      "HTTP/1.1 200 OK\r\ncontent-length: \r\n\r\nok",
+      /^Invalid framing from the remote: Content-Length is not a number/,
+    ],
+    [
+      "a length beside chunked",
+      "HTTP/1.1 200 OK\r\ncontent-length: 2\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+      /^Invalid framing from the remote: Content-Length beside Transfer-Encoding$/,
+    ],
+    [
+      "blanks before a header's colon",
+      "HTTP/1.1 200 OK\r\nx-a : 1\r\ncontent-length: 2\r\n\r\nok",
+      /^Invalid header line from the remote: blanks after the name "x-a"$/,
+    ],
+    [
+      "a line ending in a bare LF",
+      "HTTP/1.1 200 OK\r\nx-a: 1\ncontent-length: 2\r\n\r\nok",
+      /^Invalid line from the remote: it ends in a bare LF$/,
+    ],
+    [
+      "an unasked 101",
+      "HTTP/1.1 101 Switching Protocols\r\nupgrade: x\r\n\r\n",
+      /^Invalid answer from the remote: 101 Switching Protocols, unasked$/,
     ],
   ];
   for (const [name, raw, expected] of cases) {
@@ -339,33 +354,34 @@ Deno.test("createHttp1Client() fails clearly on broken answers", async (t) => {
       }
     });
   }
-  await t.step("a whole answer keeps a control character as sent", async () => {
+  await t.step("a whole answer refuses a control character too", async () => {
     const server = startRawServer(() =>
       "HTTP/1.1 200 OK\r\nx-a: a\x01b\r\ncontent-length: 2\r\n\r\nok"
     );
     const client = createHttp1Client();
     try {
-      const exchanged = await client.exchange(`${server.url}/`);
-      assert.deepEqual(exchanged.headers[0], ["x-a", "a\x01b"]);
+      await assert.rejects(
+        client.exchange(`${server.url}/`),
+        InvalidResponseError,
+      );
     } finally {
       client.close();
       await server.stop();
     }
   });
   await t.step(
-    "lines ending in a bare LF are read, as fetch reads them",
+    "a chunk size with junk is refused, the head has already come",
     async () => {
       const server = startRawServer(() =>
-        "HTTP/1.1 200 OK\nx-a: 1\r\ncontent-length: 2\n\nok"
+        "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2 junk\r\nok\r\n0\r\n\r\n"
       );
       const client = createHttp1Client();
       try {
         const response = await client.fetch(`${server.url}/`);
-        assert.equal(response.headers.get("x-a"), "1");
-        assert.equal(await response.text(), "ok");
-        const exchanged = await client.exchange(`${server.url}/`);
-        assert.equal(exchanged.status, 200);
-        assert.equal(new TextDecoder().decode(exchanged.body), "ok");
+        await assert.rejects(
+          response.text(),
+          /^InvalidResponseError: Invalid framing from the remote: invalid chunk size line$/,
+        );
       } finally {
         client.close();
         await server.stop();
@@ -382,20 +398,6 @@ Deno.test("createHttp1Client() fails clearly on broken answers", async (t) => {
           !(error instanceof InvalidResponseError) &&
           /Connection closed/.test(error.message),
       );
-    } finally {
-      client.close();
-      await server.stop();
-    }
-  });
-  await t.step("blanks before a header's colon are dropped", async () => {
-    const server = startRawServer(() =>
-      "HTTP/1.1 200 OK\r\nx-a : 1\r\ncontent-length: 2\r\n\r\nok"
-    );
-    const client = createHttp1Client();
-    try {
-      const response = await client.fetch(`${server.url}/`);
-      assert.equal(response.headers.get("x-a"), "1");
-      assert.equal(await response.text(), "ok");
     } finally {
       client.close();
       await server.stop();
@@ -455,28 +457,28 @@ Deno.test("createHttp1Client() hands other schemes to the fallback", async () =>
   assert.deepEqual(seen, ["https://example.com/x"]);
 });
 
-Deno.test("createHttp1Client() rewrites answer headers but frames by the originals", async () => {
+Deno.test("call() answers the raw header list; fetch() and exchange() wrap it", async () => {
   const server = startRawServer(() =>
-    "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\nx-a: 1\r\n\r\n" +
+    "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\nx-a: 1\r\nx-a: 2\r\n\r\n" +
     "3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"
   );
   const client = createHttp1Client();
   try {
-    const seen: [string, string][][] = [];
-    const init: Http1RequestInit = {
-      answerHeaders: (pairs) => {
-        seen.push(pairs);
-        return [["x-b", "2"]];
-      },
-    };
-    for (let i = 0; i < 2; i++) {
-      const response = await client.fetch(`${server.url}/${i}`, init);
-      assert.equal(await response.text(), "abcde");
-      assert.equal(response.headers.get("x-b"), "2");
-      assert.equal(response.headers.get("x-a"), null);
-    }
-    assert.deepEqual(seen[0], [["transfer-encoding", "chunked"], ["x-a", "1"]]);
+    const answer = await client.call(`${server.url}/0`);
+    assert.deepEqual(answer.headers, [
+      ["transfer-encoding", "chunked"],
+      ["x-a", "1"],
+      ["x-a", "2"],
+    ]);
+    assert.equal(answer.decoded, false);
+    assert.equal(await new Response(answer.body).text(), "abcde");
+    const response = await client.fetch(`${server.url}/1`);
+    assert.equal(response.headers.get("x-a"), "1, 2");
+    assert.equal(await response.text(), "abcde");
+    const whole = await client.exchange(`${server.url}/2`);
+    assert.equal(new TextDecoder().decode(whole.body), "abcde");
     assert.equal(server.connections, 1); // the framing was understood: reused
+    await assert.rejects(client.call("https://example.com/"), TypeError);
   } finally {
     client.close();
     await server.stop();
@@ -631,5 +633,133 @@ Deno.test("exchange() and fetchExchange() answer a redirect instead of following
   } finally {
     client.close();
     await server.stop();
+  }
+});
+
+Deno.test("createHttp1Client() refuses a bad method, header name or value before writing", async (t) => {
+  const server = startRawServer(() => OK);
+  const client = createHttp1Client();
+  const cases: [string, RequestInit][] = [
+    ["a method with a blank", { method: "GE T" }],
+    ["a method with CR LF", { method: "GET\r\nx-evil: 1" }],
+    ["a name with a blank", { headers: [["bad name", "1"]] }],
+    ["a name with a colon", { headers: [["x:y", "1"]] }],
+    ["a value with CR LF", { headers: [["x-a", "1\r\nx-evil: 1"]] }],
+    ["a value with a bare LF", { headers: [["x-a", "1\nx-evil: 1"]] }],
+    ["a value with a NUL", { headers: [["x-a", "1\0"]] }],
+    ["a value beyond Latin-1", { headers: [["x-a", "\u0100"]] }],
+  ];
+  try {
+    for (const [name, init] of cases) {
+      await t.step(name, async () => {
+        await assert.rejects(
+          client.fetch(`${server.url}/`, init),
+          (error: Error) =>
+            error.constructor === TypeError && /^Invalid /.test(error.message),
+        );
+        await assert.rejects(
+          client.exchange(`${server.url}/`, init as never),
+          TypeError,
+        );
+      });
+    }
+    assert.equal(server.connections, 0);
+    assert.deepEqual(server.heads, []);
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
+Deno.test("createHttp1Client() never sends a POST twice; an idempotent call is retried once", async (t) => {
+  for (
+    const [method, retryMethods, sent] of [
+      ["POST", undefined, 1],
+      ["PATCH", undefined, 1],
+      ["GET", undefined, 2],
+      ["PUT", undefined, 2],
+      ["POST", ["POST"], 2],
+    ] as const
+  ) {
+    await t.step(
+      `${method}${retryMethods ? " with retryMethods POST" : ""}`,
+      async () => {
+        // The second request (the first on the reused connection) is read, then
+        // the connection closes without an answer.
+        const server = startRawServer((_, index) => index === 1 ? null : OK);
+        const client = createHttp1Client({ retryMethods });
+        try {
+          await client.exchange(`${server.url}/warm`);
+          const call = client.exchange(`${server.url}/call`, {
+            method,
+            body: "once",
+          });
+          if (sent === 1) await assert.rejects(call, /Connection closed/);
+          else assert.equal((await call).status, 200);
+          const calls = server.heads.filter((head) =>
+            head.startsWith(`${method} /call `)
+          );
+          assert.equal(calls.length, sent);
+        } finally {
+          client.close();
+          await server.stop();
+        }
+      },
+    );
+  }
+  await t.step(
+    "a GET is not retried after a byte of the answer came",
+    async () => {
+      const server = startScriptedServer((head) =>
+        head.startsWith("GET /call ")
+          ? { steps: ["HTTP/1.1 200 OK\r\ncontent-le"], close: true }
+          : { steps: [OK] }
+      );
+      const client = createHttp1Client();
+      try {
+        await client.exchange(`${server.url}/warm`);
+        await assert.rejects(client.exchange(`${server.url}/call`), /closed/);
+        assert.equal(server.connections, 1);
+        assert.equal(
+          server.heads.filter((head) => head.startsWith("GET /call ")).length,
+          1,
+        );
+      } finally {
+        client.close();
+        await server.stop();
+      }
+    },
+  );
+});
+
+Deno.test("createHttp1Client() never reuses a connection that sent bytes not asked for", async (t) => {
+  const cases: [string, ScriptStep[]][] = [
+    ["with the answer", [`${OK}junk`]],
+    ["a moment after the answer", [
+      OK,
+      5,
+      "HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nsecret",
+    ]],
+    ["after a 204", ["HTTP/1.1 204 No Content\r\n\r\n", 5, "body"]],
+  ];
+  for (const [name, steps] of cases) {
+    await t.step(name, async () => {
+      const server = startScriptedServer((head) =>
+        head.startsWith("GET /first ")
+          ? { steps }
+          : { steps: ["HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nsecond"] }
+      );
+      const client = createHttp1Client();
+      try {
+        await client.exchange(`${server.url}/first`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const second = await client.exchange(`${server.url}/second`);
+        assert.equal(new TextDecoder().decode(second.body), "second");
+        assert.equal(server.connections, 2);
+      } finally {
+        client.close();
+        await server.stop();
+      }
+    });
   }
 });

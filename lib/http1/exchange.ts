@@ -1,9 +1,15 @@
 /**
- * Whole-answer calls: the {@linkcode Exchange} shape the pooled client's `exchange()`
- * has, and the same over any `fetch`.
+ * Whole-answer calls: the {@linkcode Exchange} shape, over any {@linkcode RemoteCall}
+ * (what the forwarder's posts and queue calls use).
  *
  * @module
  */
+
+import {
+  fetchRemoteCall,
+  type RemoteAnswer,
+  type RemoteCall,
+} from "./remote_call.ts";
 
 /** What {@linkcode Exchange} sends. */
 export interface ExchangeInit {
@@ -36,33 +42,60 @@ export type Exchange = (
 
 const NO_BYTES = new Uint8Array(0);
 
-/** Reads a `Response` whole into an {@linkcode Exchanged}. */
+/** Reads a {@linkcode RemoteAnswer}'s body whole (or drops it) into an {@linkcode Exchanged}. */
 export async function wholeAnswer(
-  response: Response,
+  answer: RemoteAnswer,
   discard = false,
 ): Promise<Exchanged> {
-  let body = NO_BYTES;
-  if (discard) await response.body?.cancel();
-  else body = new Uint8Array(await response.arrayBuffer());
+  let body: Uint8Array = NO_BYTES;
+  if (answer.body instanceof ReadableStream) {
+    if (discard) await answer.body.cancel();
+    else body = new Uint8Array(await new Response(answer.body).arrayBuffer());
+  } else if (answer.body !== null && !discard) body = answer.body;
   return {
-    status: response.status,
-    statusText: response.statusText,
-    headers: [...response.headers],
+    status: answer.status,
+    statusText: answer.statusText,
+    headers: answer.headers,
     body,
   };
 }
 
 /**
- * An {@linkcode Exchange} over any `fetch`: what the pooled client's `exchange` does
- * for callers given `fetch` instead (tests, or a fetch with a proxy). Like the pooled
- * client, it does not follow redirects: a 3xx is the answer.
+ * An {@linkcode Exchange} over a {@linkcode RemoteCall}: the call, then its body
+ * read whole. Like the remote call, it does not follow redirects: a 3xx is the
+ * answer.
+ *
+ * @example
+ * ```ts
+ * const exchange = exchangeOver(createRemoteCall({ http1: createHttp1Client() }));
+ * const { status, body } = await exchange("http://127.0.0.1:8080/items");
+ * ```
  */
+export function exchangeOver(call: RemoteCall): Exchange {
+  return async (url, init = {}) =>
+    await wholeAnswer(
+      await call(url, {
+        method: init.method,
+        headers: pairsOf(init.headers),
+        body: init.body,
+        signal: init.signal,
+      }),
+      init.discardBody,
+    );
+}
+
+/** An {@linkcode Exchange} over `fetch` (tests, or a fetch with a proxy). */
 export function fetchExchange(
   doFetch: typeof fetch = globalThis.fetch,
 ): Exchange {
-  return async (url, init = {}) =>
-    await wholeAnswer(
-      await doFetch(url, { ...init, redirect: "manual" }),
-      init.discardBody,
-    );
+  return exchangeOver(fetchRemoteCall(doFetch));
+}
+
+function pairsOf(
+  headers: HeadersInit | undefined,
+): [string, string][] | undefined {
+  if (headers === undefined) return undefined;
+  return Array.isArray(headers)
+    ? headers as [string, string][]
+    : [...new Headers(headers)];
 }

@@ -132,8 +132,14 @@ export function createSdkHandler(
         body: requestBody(request.body),
         signal: webSignal(options?.abortSignal),
       });
+      // A name sent several times is one list, its values joined in order
+      // (RFC 9110 5.3), not the last one alone.
       const replyHeaders: Record<string, string> = {};
-      for (const [name, value] of reply.headers) replyHeaders[name] = value;
+      for (const [name, value] of reply.headers) {
+        replyHeaders[name] = Object.hasOwn(replyHeaders, name)
+          ? `${replyHeaders[name]}, ${value}`
+          : value;
+      }
       return {
         response: {
           statusCode: reply.status,

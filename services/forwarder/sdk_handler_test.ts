@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { createHttp1Client } from "../../lib/http1/client.ts";
 import { createSdkHandler, type SdkHttpRequest } from "./sdk_handler.ts";
+import type { Exchange } from "../../lib/http1/exchange.ts";
 import { startSink } from "./_test_sink.ts";
 
 function request(port: number, extra: Partial<SdkHttpRequest> = {}) {
@@ -138,4 +139,23 @@ Deno.test("the SDK retries a call whose connection closed without an answer", as
     listener.close();
     await serving;
   }
+});
+
+Deno.test("createSdkHandler() joins a header sent several times, in order (RFC 9110 5.3)", async () => {
+  const exchange: Exchange = () =>
+    Promise.resolve({
+      status: 200,
+      statusText: "OK",
+      headers: [
+        ["x-amz-list", "a"],
+        ["content-type", "application/x-amz-json-1.0"],
+        ["x-amz-list", "b, c"],
+      ],
+      body: new Uint8Array(),
+    });
+  const { response } = await createSdkHandler(exchange).handle(request(1));
+  assert.deepEqual(response.headers, {
+    "x-amz-list": "a, b, c",
+    "content-type": "application/x-amz-json-1.0",
+  });
 });

@@ -6,7 +6,12 @@
  * @module
  */
 import { type RunningServer, serveApp } from "../../lib/serve.ts";
-import { createHttp1Client } from "../../lib/http1/client.ts";
+import {
+  createHttp1Client,
+  IDEMPOTENT_METHODS,
+} from "../../lib/http1/client.ts";
+import { exchangeOver } from "../../lib/http1/exchange.ts";
+import { createRemoteCall } from "../../lib/http1/remote_call.ts";
 import type { Log } from "../../lib/log.ts";
 import type { RunningRole } from "../../lib/role.ts";
 import type { Env } from "../../lib/settings.ts";
@@ -39,12 +44,18 @@ export async function startForwarder(
   log.info("sqs2http start");
   // One keep-alive HTTP/1.1 pool for the queue calls and the posts: it costs less
   // CPU per call than `fetch` (https URLs go to `fetch`).
-  const http = createHttp1Client();
+  // Its POSTs may go out twice (delivery is at least once): see docs/forwarder.md.
+  const http = createHttp1Client({
+    retryMethods: [...IDEMPOTENT_METHODS, "POST"],
+  });
+  // The one remote-call interface (the pool for http:, fetch for https:), each
+  // answer read whole.
+  const exchange = exchangeOver(createRemoteCall({ http1: http }));
   const { AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE, AWS_PROFILE } = env;
   const client = createSqsClient(
     { ...settings, AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE, AWS_PROFILE },
     log,
-    http.exchange,
+    exchange,
   );
   const closeClients = () => {
     client.destroy();
@@ -74,7 +85,7 @@ export async function startForwarder(
       token: settings.AUTH_BEARER_TOKEN,
       timeoutMs: settings.HTTP_TIMEOUT_MS,
       bodyMode: settings.FORWARD_BODY,
-      exchange: http.exchange,
+      exchange,
     }),
     log,
     metrics,

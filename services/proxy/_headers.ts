@@ -2,7 +2,7 @@
  * Header rules of the relay: hop-by-hop headers stay on their own connection, cookies
  * stay off the proxy's host, and a remote's redirects can be pointed back at the proxy.
  *
- * Both functions walk the headers once into a list of pairs (copying a `Headers` and
+ * Both walk the headers once into a list of pairs (copying a `Headers` and
  * deleting from it costs several times more, per request).
  *
  * @module
@@ -48,22 +48,6 @@ const NOT_RETURNED = ["set-cookie", "set-cookie2"];
 
 const NOT_RETURNED_SET = new Set(NOT_RETURNED);
 
-/**
- * Codings the pooled client decodes by itself (see `lib/http1/_decode.ts`): the
- * relayed body is no longer encoded.
- */
-const DECODED_BY_CLIENT = new Set(["gzip", "x-gzip", "deflate", "br"]);
-
-/**
- * Codings Deno's `fetch` decodes (those it asks for: `Accept-Encoding: gzip,br`).
- * It passes `deflate` and `x-gzip` bodies on still encoded: their header stays, and
- * the caller decodes them.
- */
-const DECODED_BY_FETCH = new Set(["gzip", "br"]);
-
-/** Headers whose URL points the caller somewhere (see `relocate`). */
-const LOCATIONS = ["location", "content-location"];
-
 const ALLOW_ORIGIN = "access-control-allow-origin";
 const EXPOSE_HEADERS = "access-control-expose-headers";
 
@@ -75,13 +59,6 @@ const EXPOSE_HEADERS = "access-control-expose-headers";
 export function declaresBody(headers: Headers): boolean {
   return headers.has("transfer-encoding") ||
     Number(headers.get("content-length") ?? 0) > 0;
-}
-
-/** Header names listed in a `Connection` header (also hop-by-hop). */
-function connectionNames(headers: Headers): Set<string> | undefined {
-  const value = headers.get("connection");
-  if (!value) return undefined;
-  return new Set(value.split(",").map((name) => name.trim().toLowerCase()));
 }
 
 /**
@@ -110,59 +87,23 @@ export function remoteRequestHeaders(
 }
 
 /**
- * Turns the remote's headers, copied into the caller's `fetch` answer, into what the
- * caller gets: without hop-by-hop headers, cookies (`Set-Cookie`, `Set-Cookie2`) and
- * the coding `fetch` already decoded, with
- * `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers` (`*`, or the
- * header names when the allowed origin is a single one), so a page can read them,
- * and with `Location` and `Content-Location` passed through `relocate` when given.
- * Changes `headers` in place (cheaper than building a copy).
- */
-export function prepareCallerHeaders(
-  headers: Headers,
-  allowOrigin: string,
-  relocate?: (value: string) => string,
-): void {
-  const named = connectionNames(headers);
-  if (headers.has("transfer-encoding")) headers.delete("content-length");
-  for (const name of HOP_BY_HOP) {
-    if (headers.has(name)) headers.delete(name);
-  }
-  if (named) { for (const name of named) headers.delete(name); }
-  for (const name of NOT_RETURNED) {
-    if (headers.has(name)) headers.delete(name);
-  }
-  if (relocate) {
-    for (const name of LOCATIONS) {
-      const value = headers.get(name);
-      if (value !== null) headers.set(name, relocate(value));
-    }
-  }
-  const coding = headers.get("content-encoding")?.trim().toLowerCase();
-  if (coding !== undefined && DECODED_BY_FETCH.has(coding)) {
-    headers.delete("content-encoding");
-    headers.delete("content-length");
-  }
-  headers.delete(EXPOSE_HEADERS);
-  const exposed = allowOrigin === "*" ? "*" : [...new Set(headers.keys())]
-    .filter((name) => !name.startsWith("access-control-")).join(", ");
-  headers.set(ALLOW_ORIGIN, allowOrigin);
-  if (exposed) headers.set(EXPOSE_HEADERS, exposed);
-}
-
-/**
- * {@linkcode prepareCallerHeaders} on header pairs (names in lower case) of the
- * pooled client, for an answer not built yet: the same headers come out (but for the
- * codings that client decodes and `fetch` does not), without a `Headers` object's
- * checks on every lookup.
+ * The remote's header pairs (names in lower case, as a remote call answers them)
+ * as the caller gets them: without hop-by-hop headers (and those its `Connection`
+ * names), cookies (`Set-Cookie`, `Set-Cookie2`), a `Content-Length` beside a
+ * transfer coding, and, when the body was `decoded` on the way, its
+ * `Content-Encoding` and `Content-Length`; with `Access-Control-Allow-Origin` and
+ * `Access-Control-Expose-Headers` (`*`, or the header names when the allowed origin
+ * is a single one), so a page can read them, and with `Location` and
+ * `Content-Location` passed through `relocate` when given. The one place these
+ * rules are written, whichever transport called the remote.
  */
 export function callerHeaderPairs(
   pairs: [string, string][],
   allowOrigin: string,
   relocate?: (value: string) => string,
+  decoded = false,
 ): [string, string][] {
   let named: Set<string> | undefined;
-  let coding: string | undefined;
   let chunked = false;
   for (const [name, value] of pairs) {
     if (name === "transfer-encoding") chunked = true;
@@ -171,12 +112,8 @@ export function callerHeaderPairs(
       for (const listed of value.split(",")) {
         named.add(listed.trim().toLowerCase());
       }
-    } else if (name === "content-encoding") {
-      coding = coding === undefined ? value : `${coding}, ${value}`;
     }
   }
-  const decoded = coding !== undefined &&
-    DECODED_BY_CLIENT.has(coding.trim().toLowerCase());
   const kept: [string, string][] = [];
   for (const pair of pairs) {
     const name = pair[0];
@@ -188,6 +125,7 @@ export function callerHeaderPairs(
       (chunked && name === "content-length")
     ) continue;
     kept.push(
+      // Headers whose URL points the caller somewhere.
       relocate && (name === "location" || name === "content-location")
         ? [name, relocate(pair[1])]
         : pair,

@@ -1,24 +1,29 @@
 /**
- * Telling a remote that answered badly from one that could not be reached: both are
- * a 502, but only the second is a network problem.
+ * What a failed remote call says about the remote: all are a 502, but only some are
+ * a network problem.
  *
  * @module
  */
 import { InvalidResponseError } from "../../lib/http1/client.ts";
-import { errorText } from "../../lib/log.ts";
 
 /**
- * The parse errors of hyper, the HTTP client under Deno's `fetch`, as they read in
- * its messages: the remote answered, but not in HTTP/1.1.
- */
-const FETCH_PARSE_ERROR =
-  /invalid HTTP (?:version|status-code|header) parsed|(?:invalid|unexpected) (?:content-length|transfer-encoding) parsed|message head is too large/;
-
-/**
- * Whether `error`, from a remote call of the pooled client or of `fetch`, says that
- * the remote's answer broke HTTP (rather than that the remote could not be reached).
+ * Whether `error`, from a remote call, says that the remote's answer broke HTTP: the
+ * pooled client's {@linkcode InvalidResponseError}. (`fetch`'s errors are not told
+ * apart: they carry no type, and their text is not a contract.)
  */
 export function isInvalidAnswer(error: unknown): boolean {
-  if (error instanceof InvalidResponseError) return true;
-  return error instanceof Error && FETCH_PARSE_ERROR.test(errorText(error));
+  return error instanceof InvalidResponseError;
+}
+
+/**
+ * How the proxy describes a failed remote call: an invalid answer (the pooled
+ * client), a network failure (the pooled client's connection errors), or either of
+ * them (`fetch`, whose `TypeError` does not say which).
+ */
+export function failedCallText(error: unknown): string {
+  if (isInvalidAnswer(error)) return "answered with an invalid HTTP response";
+  if (error instanceof TypeError) {
+    return "is unreachable or answered with an invalid HTTP response";
+  }
+  return "is unreachable";
 }

@@ -1,31 +1,35 @@
 import assert from "node:assert/strict";
+import { EndOfStream } from "../../lib/http1/_byte_reader.ts";
 import { InvalidResponseError } from "../../lib/http1/client.ts";
-import { isInvalidAnswer } from "./_invalid_answer.ts";
+import { failedCallText, isInvalidAnswer } from "./_invalid_answer.ts";
 
-Deno.test("isInvalidAnswer() knows the pooled client's and fetch's parse errors", () => {
-  const fetchFailed = (reason: string) =>
-    new TypeError(
-      `fetch failed: error sending request for http://h/x (h:80): client error (SendRequest): ${reason}`,
+Deno.test("failedCallText() tells an invalid answer from a network failure by type, never by text", () => {
+  const invalid = new InvalidResponseError(
+    "Invalid header line from the remote: no colon",
+  );
+  assert.equal(isInvalidAnswer(invalid), true);
+  assert.equal(
+    failedCallText(invalid),
+    "answered with an invalid HTTP response",
+  );
+  for (
+    const error of [
+      new Deno.errors.ConnectionRefused("Connection refused (os error 111)"),
+      new EndOfStream(0),
+    ]
+  ) {
+    assert.equal(isInvalidAnswer(error), false);
+    assert.equal(failedCallText(error), "is unreachable");
+  }
+  // fetch's failures: one type whatever happened, and the text is not read.
+  for (
+    const reason of ["invalid HTTP header parsed", "tcp connect error"]
+  ) {
+    const error = new TypeError("fetch failed", { cause: new Error(reason) });
+    assert.equal(isInvalidAnswer(error), false);
+    assert.equal(
+      failedCallText(error),
+      "is unreachable or answered with an invalid HTTP response",
     );
-  const invalid = [
-    new InvalidResponseError("Invalid header line from the remote: no colon"),
-    fetchFailed("invalid HTTP header parsed"),
-    fetchFailed("invalid HTTP status-code parsed"),
-    fetchFailed("invalid HTTP version parsed"),
-    fetchFailed("invalid content-length parsed"),
-    fetchFailed("unexpected transfer-encoding parsed"),
-    fetchFailed("message head is too large"),
-    new TypeError("fetch failed", {
-      cause: new Error("invalid HTTP header parsed"),
-    }),
-  ];
-  for (const error of invalid) assert.equal(isInvalidAnswer(error), true);
-  const unreachable = [
-    new TypeError("Connection refused (os error 111)"),
-    fetchFailed("connection closed before message completed"),
-    new Error("Connection closed by the remote"),
-    "invalid HTTP header parsed",
-    undefined,
-  ];
-  for (const error of unreachable) assert.equal(isInvalidAnswer(error), false);
+  }
 });

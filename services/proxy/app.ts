@@ -7,6 +7,8 @@ import { createHttpApp } from "../../lib/http.ts";
 import { errorText, type Log } from "../../lib/log.ts";
 import { preview } from "../../lib/preview.ts";
 import { createRelay } from "./relay.ts";
+import type { Http1Client } from "../../lib/http1/client.ts";
+import { createRemoteCall } from "../../lib/http1/remote_call.ts";
 import { resolveTarget } from "./resolve_target.ts";
 import { declaresBody } from "./_headers.ts";
 import type { ProxyRoute } from "./routes.ts";
@@ -46,9 +48,11 @@ export interface ProxyAppOptions {
   /** The registrations, every one consulted. */
   routes: readonly ProxyRoute[];
   /**
-   * The HTTP client for remote calls (the role passes the pooled client of
-   * `lib/http1/client.ts`). @default globalThis.fetch
+   * The pooled HTTP/1.1 client of `lib/http1/client.ts`, for `http:` remotes (the
+   * role passes one). Without it, every remote is called through `fetch`.
    */
+  http1?: Http1Client;
+  /** The `fetch` for the other remotes (`https:`). @default globalThis.fetch */
   fetch?: typeof fetch;
   /** Where failures are logged. */
   log: Log;
@@ -110,7 +114,7 @@ export function createProxyApp(options: ProxyAppOptions): ProxyApp {
   const pseudonym = options.pseudonym ??
     `homewire-proxy-${crypto.randomUUID().slice(0, 8)}`;
   const relay = createRelay({
-    fetch: options.fetch ?? globalThis.fetch,
+    call: createRemoteCall({ http1: options.http1, fetch: options.fetch }),
     log,
     allowOrigin,
     timeoutMs: options.timeoutMs ?? 30_000,

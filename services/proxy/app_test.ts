@@ -224,8 +224,10 @@ Deno.test("createProxyApp() maps remote failures to 502 and 504", async (t) => {
     });
     const response = await app.request("/api/x");
     assert.equal(response.status, 502);
+    // fetch's TypeError does not say whether the remote was reached.
     assert.deepEqual(await response.json(), {
-      message: 'Remote of route "api" is unreachable',
+      message:
+        'Remote of route "api" is unreachable or answered with an invalid HTTP response',
     });
     assert.match(log.at("WARNING")[0] ?? "", /connection refused/);
   });
@@ -241,7 +243,7 @@ Deno.test("createProxyApp() maps remote failures to 502 and 504", async (t) => {
       assert.equal(response.status, 502);
       assert.equal(
         log.at("WARNING")[0],
-        'Remote of route "api" is unreachable: error sending request for url (https://remote.example/base/x?…): connection refused',
+        'Remote of route "api" is unreachable or answered with an invalid HTTP response: error sending request for url (https://remote.example/base/x?…): connection refused',
       );
     },
   );

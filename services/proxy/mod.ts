@@ -74,7 +74,7 @@ export const proxyRole = defineRole({
     const client = createHttp1Client();
     const app = createProxyApp({
       routes: settings.PROXY_ROUTES,
-      fetch: client.fetch,
+      http1: client,
       log,
       allowOrigin: settings.PROXY_ALLOW_ORIGIN,
       timeoutMs: settings.PROXY_TIMEOUT_MS,

@@ -11,21 +11,25 @@ import { createDeadlines } from "./_deadlines.ts";
 import {
   callerHeaderPairs,
   declaresBody,
-  prepareCallerHeaders,
   remoteRequestHeaders,
 } from "./_headers.ts";
 import { proxiedLocation } from "./_location.ts";
-import { isInvalidAnswer } from "./_invalid_answer.ts";
-import type { BodyWatcher, Http1RequestInit } from "../../lib/http1/client.ts";
+import { failedCallText, isInvalidAnswer } from "./_invalid_answer.ts";
+import type { RemoteAnswer, RemoteCall } from "../../lib/http1/remote_call.ts";
 import type { ProxyRoute } from "./routes.ts";
+
+/**
+ * Hears how a body is read: `"wait"` when a part is asked for and has not come yet,
+ * `"part"` when it came, and `"end"` once when the body ends (whole, cut short or
+ * cancelled), with the error when it failed. Between a `"part"` and the next
+ * `"wait"`, the reader of the body holds things up, not the one sending it.
+ */
+type BodyWatcher = (event: "wait" | "part" | "end", error?: unknown) => void;
 
 /** Options of {@linkcode createRelay}. */
 export interface RelayOptions {
-  /**
-   * The HTTP client: the pooled client of `lib/http1/client.ts` (which applies the
-   * caller's header rules while building its answers), or `fetch`.
-   */
-  fetch: typeof fetch;
+  /** The remote call (`createRemoteCall`: the pooled client, or `fetch`). */
+  call: RemoteCall;
   /** Where failed remote calls are logged. */
   log: Log;
   /** Value of `Access-Control-Allow-Origin` on every answer. */
@@ -64,7 +68,7 @@ export type Relay = (
  * @example
  * ```ts
  * const relay = createRelay({
- *   fetch,
+ *   call: createRemoteCall(),
  *   log,
  *   allowOrigin: "*",
  *   timeoutMs: 30_000,
@@ -120,10 +124,8 @@ export function createRelay(options: RelayOptions): Relay {
     // The time-out counts while a part of the remote's body is awaited, not while
     // the caller has not asked for the next one; the body's end stops it. Deno's
     // server also prints the error of a broken body: this line says whose.
-    let awaiting = false; // a part of the remote's body is asked for, not yet come
     const bodyRead: BodyWatcher = (event, error) => {
       if (phase === "done") return;
-      awaiting = event === "wait";
       if (event === "wait") return remoteTurn();
       if (event === "part") return callerTurn();
       if (
@@ -156,22 +158,14 @@ export function createRelay(options: RelayOptions): Relay {
       );
     // A redirect within the route's base leads the caller back through the proxy.
     const relocate = (value: string) => proxiedLocation(value, route, target);
-    let prepared = false;
-    const init: Http1RequestInit = {
-      method: request.method,
-      headers: remoteRequestHeaders(request.headers, options.via),
-      body,
-      redirect: "manual",
-      signal: controller.signal,
-      answerHeaders(pairs) {
-        prepared = true;
-        return callerHeaderPairs(pairs, allowOrigin, relocate);
-      },
-      onBody: bodyRead,
-    };
-    let remote: Response;
+    let remote: RemoteAnswer;
     try {
-      remote = await options.fetch(target, init);
+      remote = await options.call(target, {
+        method: request.method,
+        headers: remoteRequestHeaders(request.headers, options.via),
+        body,
+        signal: controller.signal,
+      });
     } catch (error) {
       bodyRead("end");
       if (controller.signal.reason === callerStalled) {
@@ -197,35 +191,29 @@ export function createRelay(options: RelayOptions): Relay {
       const query = href.indexOf("?");
       const reason = query < 0 ? errorText(error) : errorText(error)
         .replaceAll(href, `${href.slice(0, query)}?…`);
-      // Also a 502, but not a network problem: say so.
-      const what = isInvalidAnswer(error)
-        ? "answered with an invalid HTTP response"
-        : "is unreachable";
+      // Also a 502, but not always a network problem: say what is known.
+      const what = failedCallText(error);
       log.warn(`Remote of route "${route.name}" ${what}: ${reason}`);
       return fail(502, `Remote of route "${route.name}" ${what}`);
     }
-    if (phase === "head") {
-      phase = "body";
-      // The pooled client asks for the first part of the body with the head: a
-      // remote that sends nothing more is still on the clock.
-      if (!awaiting) callerTurn();
-    }
-    // The pooled client reports the body's reading through `onBodyRead`.
-    if (prepared) return remote;
-    if (remote.body === null) bodyRead("end");
-    // fetch's answers have immutable headers, and their body is watched here.
-    const response = new Response(
-      remote.body === null
-        ? null
-        : watched(remote.body, bodyRead, controller.signal),
-      {
-        status: remote.status,
-        statusText: remote.statusText,
-        headers: remote.headers,
-      },
+    if (phase === "head") phase = "body";
+    const headers = callerHeaderPairs(
+      remote.headers,
+      allowOrigin,
+      relocate,
+      remote.decoded,
     );
-    prepareCallerHeaders(response.headers, allowOrigin, relocate);
-    return response;
+    let answer = remote.body;
+    if (answer instanceof ReadableStream) {
+      // The caller's turn until the server asks for the first part.
+      callerTurn();
+      answer = watched(answer, bodyRead, controller.signal);
+    } else bodyRead("end");
+    return new Response(answer, {
+      status: remote.status,
+      statusText: remote.statusText,
+      headers,
+    });
   };
 }
 

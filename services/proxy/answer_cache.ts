@@ -8,6 +8,7 @@
  */
 import { ageSeconds, freshness } from "./_cache_control.ts";
 import { createAnswerStore, type StoredAnswer } from "./_answer_store.ts";
+import { collected } from "./_collected_body.ts";
 import type { ProxyRoute } from "./routes.ts";
 
 /** A remote call: `request` relayed to `target` within `route`. */
@@ -213,61 +214,6 @@ export function createAnswerCache(
       outcome.resolve(entry);
     });
   };
-}
-
-/**
- * `body`, passed on part by part as the caller reads it, also collected: `done` gets
- * the whole body at its end, or `undefined` once it grows over `limit` bytes, breaks
- * or is cancelled.
- */
-function collected(
-  body: ReadableStream<Uint8Array>,
-  limit: number,
-  done: (bytes: Uint8Array<ArrayBuffer> | undefined) => void,
-): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  let parts: Uint8Array[] | undefined = [];
-  let length = 0;
-  let settled = false;
-  const finish = (bytes: Uint8Array<ArrayBuffer> | undefined) => {
-    if (settled) return;
-    settled = true;
-    parts = undefined;
-    done(bytes);
-  };
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let next: ReadableStreamReadResult<Uint8Array>;
-      try {
-        next = await reader.read();
-      } catch (error) {
-        finish(undefined);
-        controller.error(error);
-        return;
-      }
-      if (next.done) {
-        controller.close();
-        if (parts === undefined) return finish(undefined);
-        const bytes = new Uint8Array(length);
-        let at = 0;
-        for (const part of parts) {
-          bytes.set(part, at);
-          at += part.byteLength;
-        }
-        return finish(bytes);
-      }
-      if (parts !== undefined) {
-        length += next.value.byteLength;
-        if (length > limit) finish(undefined);
-        else parts.push(next.value.slice());
-      }
-      controller.enqueue(next.value);
-    },
-    cancel(reason) {
-      finish(undefined);
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
 }
 
 /** `response` with `X-Cache` and `Age`, and a listed `Access-Control-Expose-Headers` naming them. */

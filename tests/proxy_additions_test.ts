@@ -20,6 +20,7 @@ interface Seen {
   path: string;
   query: string;
   headers: Record<string, string>;
+  body: string;
 }
 
 /** A remote recording each call; `/redirect` redirects, `/echo` echoes the key in headers, `/hang` never answers. */
@@ -36,6 +37,7 @@ function startRecordingRemote() {
         path: url.pathname,
         query: question < 0 ? "" : raw.slice(question + 1),
         headers: Object.fromEntries(request.headers),
+        body: await request.text(),
       };
       seen.push(call);
       if (url.pathname.endsWith("/hang")) {
@@ -139,6 +141,25 @@ Deno.test("proxy role adds each route's parameters and headers, never showing th
         assert.equal(seen.headers["accept"], "application/json");
       },
     );
+    await t.step("a POST keeps its body, streamed or not", async () => {
+      const posted: Seen = await (await fetch(`${base}/weather/items`, {
+        method: "POST",
+        body: "payload",
+        headers: { "content-type": "text/plain" },
+      })).json();
+      assert.deepEqual(
+        [posted.body, posted.headers["x-api-key"], posted.query],
+        ["payload", HEADER_KEY, `appid=${KEY}&units=metric`],
+      );
+      const streamed: Seen = await (await fetch(`${base}/weather/items`, {
+        method: "PUT",
+        body: ReadableStream.from([new TextEncoder().encode("streamed")]),
+      })).json();
+      assert.deepEqual(
+        [streamed.body, streamed.headers["x-api-key"]],
+        ["streamed", HEADER_KEY],
+      );
+    });
     await t.step(
       "a _FILE twin is read, and nothing is added on other routes",
       async () => {

@@ -45,7 +45,11 @@ export interface AdditionsApplier {
     request: Request,
     name: string,
   ): string | null;
-  /** `request` with the route's headers set, replacing the caller's of the same name. */
+  /**
+   * `request` with the route's headers set, replacing the caller's of the same
+   * name: a view of it for the relay (method, URL, headers, body, signal), not a
+   * whole `Request`.
+   */
   request(additions: RouteAdditions, request: Request): Request;
   /**
    * The answer with the added parameters removed from `Location` and
@@ -83,6 +87,11 @@ export function createAdditionsApplier(
       extra: new URLSearchParams(added.query as [string, string][]).toString(),
     }]),
   );
+  const headerNames = new Map(
+    [...additions.values()].map((
+      added,
+    ) => [added, new Set(added.headers.map(([name]) => name))]),
+  );
   const targetHref = (added: RouteAdditions, target: URL) => {
     const query = queries.get(added);
     if (query === undefined || added.query.length === 0) return target.href;
@@ -106,18 +115,23 @@ export function createAdditionsApplier(
     },
     request(added, request) {
       if (added.headers.length === 0) return request;
-      const headers = new Headers(request.headers);
-      // A caller's Connection naming an added header would have it dropped.
-      const connection = headers.get("connection");
-      if (connection !== null) {
-        const names = new Set(added.headers.map(([name]) => name));
-        const kept = connection.split(",").map((t) => t.trim())
+      const names = headerNames.get(added)!;
+      // Appended one by one into a fresh Headers: copying the caller's whole and
+      // building a new Request cost several times more, per call.
+      const headers = new Headers();
+      for (const [name, value] of request.headers) {
+        if (names.has(name)) continue;
+        if (name !== "connection") {
+          headers.append(name, value);
+          continue;
+        }
+        // A caller's Connection naming an added header would have it dropped.
+        const kept = value.split(",").map((token) => token.trim())
           .filter((token) => token && !names.has(token.toLowerCase()));
-        if (kept.length === 0) headers.delete("connection");
-        else headers.set("connection", kept.join(", "));
+        if (kept.length > 0) headers.append(name, kept.join(", "));
       }
-      for (const [name, value] of added.headers) headers.set(name, value);
-      return new Request(request, { headers });
+      for (const [name, value] of added.headers) headers.append(name, value);
+      return relayedRequest(request, headers);
     },
     answer(added, response) {
       const own = formsOf.get(added) ?? [];
@@ -195,6 +209,31 @@ function formDecode(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * What the relay reads of a request (method, URL, headers, body, signal), with
+ * `headers` in place of the caller's. The relay takes a `Request`; building a real
+ * one around the caller's body costs more than the rest of a call's own work.
+ */
+function relayedRequest(request: Request, headers: Headers): Request {
+  const view = {
+    method: request.method,
+    headers,
+    get url() {
+      return request.url;
+    },
+    get body() {
+      return request.body;
+    },
+    get bodyUsed() {
+      return request.bodyUsed;
+    },
+    get signal() {
+      return request.signal;
+    },
+  };
+  return view as unknown as Request;
 }
 
 /** `response` with the given headers replaced (in place when they are mutable). */

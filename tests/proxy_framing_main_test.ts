@@ -173,3 +173,54 @@ Deno.test("proxy role: caller B never gets a byte meant for caller A, whatever t
     await remote.stop();
   }
 });
+
+Deno.test("proxy role never sends a caller's POST twice; a GET goes once more when a reused connection was closed", async () => {
+  // Every second request is read, then its connection closes without an answer
+  // (a remote's keep-alive time-out meeting the next request).
+  let seen = 0;
+  const closing = startScriptedServer((_, __, index) => {
+    seen = index + 1;
+    return index % 2 === 0
+      ? { steps: ["HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"] }
+      : { steps: [], close: true };
+  });
+  const port = freePort();
+  const proxy = startMain(["proxy"], {
+    env: {
+      PROXY_ROUTES: `x=${closing.url}`,
+      PROXY_HOST: "127.0.0.1",
+      PROXY_PORT: String(port),
+    },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await proxy.waitFor(/\[INFO\] proxy listening on /);
+    // A warm GET leaves one connection in the pool; the POST goes out on it.
+    for (const body of [undefined, "once"]) {
+      assert.equal(await (await fetch(`${base}/x/warm`)).text(), "ok");
+      const post = await fetch(`${base}/x/post-${body ?? "empty"}`, {
+        method: "POST",
+        body,
+      });
+      assert.equal(post.status, 502);
+      assert.match(await post.text(), /Remote of route \\"x\\" is unreachable/);
+      const posts = closing.heads.filter((head) =>
+        head.startsWith(`POST /post-${body ?? "empty"} `)
+      );
+      assert.equal(posts.length, 1, `POST with body ${body}`);
+    }
+    // Again, with a GET: sent once more on a new connection, and answered.
+    assert.equal(await (await fetch(`${base}/x/warm2`)).text(), "ok");
+    const get = await fetch(`${base}/x/get`);
+    assert.equal(get.status, 200);
+    assert.equal(await get.text(), "ok");
+    assert.equal(
+      closing.heads.filter((head) => head.startsWith("GET /get ")).length,
+      2,
+    );
+    assert.ok(seen >= 5);
+  } finally {
+    assert.equal(await proxy.stop("SIGTERM"), 0);
+    await closing.stop();
+  }
+});

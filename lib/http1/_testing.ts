@@ -24,6 +24,8 @@ export interface ScriptedServer {
   heads: string[];
   /** Connections accepted so far. */
   readonly connections: number;
+  /** Scripts being played now (written in part). */
+  readonly playing: number;
   /** Closes the server side of every open connection (the listener stays). */
   dropConnections(): void;
   /** Closes the listener and every connection. */
@@ -47,6 +49,7 @@ export function startScriptedServer(
   const heads: string[] = [];
   const conns = new Set<Deno.Conn>();
   let connections = 0;
+  let playing = 0;
   const serveConn = async (conn: Deno.TcpConn) => {
     conns.add(conn);
     connections++;
@@ -82,15 +85,20 @@ export function startScriptedServer(
         pending = pending.slice(end + 4 + length);
         heads.push(`${head}\r\n\r\n${body}`);
         const script = answer(head, body, heads.length - 1);
-        for (const step of script.steps) {
-          if (typeof step === "number") {
-            await new Promise((resolve) => setTimeout(resolve, step));
-          } else {
-            await writeAll(
-              conn,
-              typeof step === "string" ? latin1(step) : step,
-            );
+        playing++;
+        try {
+          for (const step of script.steps) {
+            if (typeof step === "number") {
+              await new Promise((resolve) => setTimeout(resolve, step));
+            } else {
+              await writeAll(
+                conn,
+                typeof step === "string" ? latin1(step) : step,
+              );
+            }
           }
+        } finally {
+          playing--;
         }
         if (script.close) return;
       }
@@ -109,6 +117,9 @@ export function startScriptedServer(
     heads,
     get connections() {
       return connections;
+    },
+    get playing() {
+      return playing;
     },
     dropConnections() {
       for (const conn of conns) closeQuietly(conn);

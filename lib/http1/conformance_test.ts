@@ -196,7 +196,11 @@ const CASES: Case[] = [
     steps: [ok("Content-Length: \r\n"), 5, "hello" + LEAK],
     pauseMs: 0,
   },
-  { name: "length +5", steps: [ok("Content-Length: +5\r\n", "hello")] },
+  {
+    name: "length +5",
+    steps: [ok("Content-Length: +5\r\n", "hello")],
+    split: true,
+  },
   { name: "length -5", steps: [ok("Content-Length: -5\r\n", "hello")] },
   { name: "length 0x5", steps: [ok("Content-Length: 0x5\r\n", "hello")] },
   { name: "length 5.0", steps: [ok("Content-Length: 5.0\r\n", "hello")] },
@@ -231,6 +235,7 @@ const CASES: Case[] = [
         "5\r\nhello\r\n0\r\n\r\n",
       ),
     ],
+    split: true,
   },
   {
     name: "chunked and length",
@@ -296,6 +301,7 @@ const CASES: Case[] = [
   {
     name: "chunk size with junk",
     steps: [chunked("5 junk\r\nhello\r\n0\r\n\r\n")],
+    split: true,
   },
   {
     name: "chunk size with a blank before ;",
@@ -388,7 +394,7 @@ const CASES: Case[] = [
   },
 
   // Header lines.
-  { name: "obs-fold", steps: [cl("x", "X-A: 1\r\n  more\r\n")] },
+  { name: "obs-fold", steps: [cl("x", "X-A: 1\r\n  more\r\n")], split: true },
   { name: "blank before the colon", steps: [cl("x", "X-A : 1\r\n")] },
   { name: "no colon", steps: [cl("x", "not a header\r\n")] },
   { name: "blank inside a name", steps: [cl("x", "X A: 1\r\n")] },
@@ -402,6 +408,7 @@ const CASES: Case[] = [
   {
     name: "bare LF ending a header",
     steps: ["HTTP/1.1 200 OK\r\nContent-Length: 2\n\r\nok"],
+    split: true,
   },
   {
     name: "bare LF ending the head",
@@ -421,7 +428,7 @@ const CASES: Case[] = [
   },
 
   // Bytes not asked for, early closes, silence.
-  { name: "pipelined extra answer", steps: [cl("hello") + LEAK] },
+  { name: "pipelined extra answer", steps: [cl("hello") + LEAK], split: true },
   { name: "junk after the answer", steps: [cl("hello") + "junk"] },
   {
     name: "extra answer after 1 ms",
@@ -460,6 +467,8 @@ const CASES: Case[] = [
   },
   { name: "half a status line, then silence", steps: ["HTTP/1.1 20"] },
 ];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs `script`'s answer through our client: `lean` reads it with `exchange`. */
 async function ours(
@@ -569,6 +578,7 @@ function variants(test: Case): [string, ScriptStep[]][] {
 async function play(
   test: Case,
   steps: ScriptStep[],
+  split = false,
 ): Promise<{ oracle: Outcome; ours: Outcome[]; second: Outcome[] }> {
   const script: Script = { steps, close: test.close };
   const server = startScriptedServer((head) =>
@@ -588,8 +598,14 @@ async function play(
     const expected = await oracle(undici, "/first", method);
     for (const lean of [true, false]) {
       outcomes.push(await ours(`${server.url}/first`, method, lean, client));
-      if (test.pauseMs) {
-        await new Promise((resolve) => setTimeout(resolve, test.pauseMs));
+      if (test.pauseMs) await sleep(test.pauseMs);
+      if (split) {
+        // Split at the answer's very end, the rest is an answer of its own come
+        // late: no HTTP/1.1 client can tell it from the next call's answer once
+        // that call has gone out (undici takes it as the answer too). The next
+        // call waits until it came, and it must be caught while idle.
+        for (let i = 0; i < 1000 && server.playing > 0; i++) await sleep(2);
+        await sleep(20);
       }
       second.push(await ours(`${server.url}/second`, "GET", lean, client));
     }
@@ -609,7 +625,7 @@ Deno.test("createHttp1Client() is never more lenient than undici (llhttp)", asyn
   for (const test of CASES) {
     await t.step(test.name, async () => {
       for (const [suffix, steps] of variants(test)) {
-        const result = await play(test, steps);
+        const result = await play(test, steps, suffix !== "");
         for (const [index, outcome] of result.ours.entries()) {
           const via = index === 0 ? "exchange" : "fetch";
           const label = `${test.name}${suffix} via ${via}`;

@@ -22,7 +22,7 @@ function startCountingRemote() {
         "content-type": "text/plain",
       };
       let body = `${name} ${n}`;
-      if (name === "max-age") headers["cache-control"] = "public, max-age=1";
+      if (name === "max-age") headers["cache-control"] = "public, max-age=2";
       if (name === "no-store") headers["cache-control"] = "no-store";
       if (name === "private") headers["cache-control"] = "private";
       if (name === "no-cache") headers["cache-control"] = "no-cache";
@@ -78,11 +78,11 @@ Deno.test("proxy cache: hits, Age, expiry, Cache-Control, Vary, byte bound, sing
     PROXY_ROUTES:
       `api=${remote.url}/v1,twin=${remote.url}/v1,keyed=${remote.url}/k`,
     PROXY_ROUTE_KEYED_QUERY: "appid=route-key-123456",
-    PROXY_CACHE_MS: "2500",
+    PROXY_CACHE_MS: "4000",
     PROXY_CACHE_MAX_BYTES: "16000",
   });
   try {
-    await proxy.waitFor(/proxy cache: 2500 ms, at most 16000 bytes/);
+    await proxy.waitFor(/proxy cache: 4000 ms, at most 16000 bytes/);
     await t.step(
       "a miss, then hits with a growing Age, then a miss after expiry",
       async () => {
@@ -99,7 +99,7 @@ Deno.test("proxy cache: hits, Age, expiry, Cache-Control, Vary, byte bound, sing
         assert.equal(older.cache, "HIT");
         assert.ok(Number(older.age) >= 1, `Age ${older.age}`);
         assert.equal(remote.count("/v1/plain"), 1);
-        await sleep(1_700); // past 2500 ms since the miss
+        await sleep(3_100); // past 4000 ms since the miss
         const expired = await get(`${base}/api/plain`);
         assert.deepEqual([expired.body, expired.cache], ["plain 2", "MISS"]);
         assert.equal(remote.count("/v1/plain"), 2);
@@ -108,7 +108,7 @@ Deno.test("proxy cache: hits, Age, expiry, Cache-Control, Vary, byte bound, sing
     await t.step("max-age shortens the time", async () => {
       await get(`${base}/api/max-age`);
       assert.equal((await get(`${base}/api/max-age`)).cache, "HIT");
-      await sleep(1_300);
+      await sleep(2_300);
       assert.equal((await get(`${base}/api/max-age`)).cache, "MISS");
       assert.equal(remote.count("/v1/max-age"), 2);
     });

@@ -394,3 +394,18 @@ Deno.test("createProxyApp() points a redirect within the route's base at the pro
     });
   }
 });
+
+Deno.test("createProxyApp() with a cache serves a repeated GET from memory and still refuses hostile paths", async () => {
+  const { app, calls } = setup((request) => new Response(request.url), {
+    cacheMs: 60_000,
+  });
+  for (let i = 0; i < 3; i++) {
+    const response = await app.request("/api/x?q=1");
+    assert.equal(await response.text(), "https://remote.example/base/x?q=1");
+    assert.equal(response.headers.get("x-cache"), i === 0 ? "MISS" : "HIT");
+    const hostile = await app.request("/api/a%2f..%2fsecret");
+    assert.equal(hostile.status, 400);
+    await hostile.body?.cancel();
+  }
+  assert.equal(calls.length, 1);
+});

@@ -1,7 +1,10 @@
 /**
  * `deno task bench proxy`: requests per second and p99 latency of the proxy role
- * relaying GET to a local upstream, against a direct call to that upstream and
- * against `npm:cors-anywhere` relaying to the same upstream (run under Node). The
+ * relaying GET to a local upstream through a route that adds a query parameter and
+ * a header (`PROXY_ROUTE_UP_QUERY`, `PROXY_ROUTE_UP_HEADERS`), against a direct call
+ * to that upstream and against `npm:cors-anywhere` relaying to the same upstream
+ * (run under Node); and of a second proxy with the answer cache on
+ * (`PROXY_CACHE_MS`), whose hits should cost about what a direct answer costs. The
  * targets are measured in alternating rounds after a warm-up, best round of each.
  * Then our HTTP/1.1 client against undici's Pool and fetch (`_client_compare.ts`).
  *
@@ -38,13 +41,24 @@ export async function run(): Promise<void> {
   );
   const upstreamUrl = `http://127.0.0.1:${upstream.addr.port}`;
   const proxyPort = freePort();
+  const routeEnv = {
+    PROXY_ROUTES: `up=${upstreamUrl}/api`,
+    PROXY_ROUTE_UP_QUERY: "appid=bench-key-0123456789",
+    PROXY_ROUTE_UP_HEADERS: '{"X-Api-Key": "bench-header-key-0123456789"}',
+    PROXY_HOST: "127.0.0.1",
+    LOG_LEVEL: "WARNING",
+  };
   const ours = spawnDeno(`${ROOT}main.ts`, ["proxy"], {
     cwd: ROOT,
+    env: { ...routeEnv, PROXY_PORT: String(proxyPort) },
+  });
+  const cachedPort = freePort();
+  const cached = spawnDeno(`${ROOT}main.ts`, ["proxy"], {
+    cwd: ROOT,
     env: {
-      PROXY_ROUTES: `up=${upstreamUrl}/api`,
-      PROXY_HOST: "127.0.0.1",
-      PROXY_PORT: String(proxyPort),
-      LOG_LEVEL: "WARNING",
+      ...routeEnv,
+      PROXY_PORT: String(cachedPort),
+      PROXY_CACHE_MS: "600000",
     },
   });
   const corsPort = freePort();
@@ -57,26 +71,28 @@ export async function run(): Promise<void> {
       direct: `${upstreamUrl}/api/items`,
       ours: `http://127.0.0.1:${proxyPort}/up/items`,
       cors: `http://127.0.0.1:${corsPort}/${upstreamUrl}/api/items`,
+      cached: `http://127.0.0.1:${cachedPort}/up/items`,
     };
     for (const url of Object.values(targets)) await waitForHttp(url);
     // Alternating rounds (ours, direct, cors, ours, ...), best of each: the machine's
     // speed drifts during a run, and a single run per target would favour one side.
-    const [mine, direct, peer] = await measureAlternating(
-      [targets.ours, targets.direct, targets.cors].map((url) => ({
+    const [mine, direct, peer, hits] = await measureAlternating(
+      [targets.ours, targets.direct, targets.cors, targets.cached].map((
         url,
-        connections: CONNECTIONS,
-      })),
+      ) => ({ url, connections: CONNECTIONS })),
       { rounds: ROUNDS, seconds: SECONDS },
-    ) as [LoadResult, LoadResult, LoadResult];
+    ) as [LoadResult, LoadResult, LoadResult, LoadResult];
     console.log(
-      `proxy GET, ${CONNECTIONS} connections, best of ${ROUNDS} alternating ${SECONDS} s rounds; errors: ours ${mine.errors}, cors-anywhere ${peer.errors}, direct ${direct.errors}`,
+      `proxy GET (route adding a query parameter and a header), ${CONNECTIONS} connections, best of ${ROUNDS} alternating ${SECONDS} s rounds; errors: ours ${mine.errors}, cors-anywhere ${peer.errors}, direct ${direct.errors}, cached ${hits.errors}`,
     );
     report("proxy GET rps vs cors-anywhere", mine.rps, peer.rps);
     report("proxy GET rps vs direct upstream", mine.rps, direct.rps);
     report("proxy GET p99 vs cors-anywhere", mine.p99, peer.p99, " ms");
     reportLimit("proxy GET p99", mine.p99, 20, " ms");
+    report("proxy cached GET rps vs direct upstream", hits.rps, direct.rps);
   } finally {
     await cors.stop();
+    await cached.stop();
     await ours.stop();
     await upstream.shutdown();
   }

@@ -24,6 +24,12 @@ export interface HttpAppOptions {
    */
   allowedMethods?: (path: string) => readonly string[] | undefined;
   /**
+   * Middleware run first, around every answer: the app's own (health check, 404,
+   * 405, errors) and the {@linkcode HttpAppOptions.headers} added to them included.
+   * It may answer before anything else runs, or change any answer. @default none
+   */
+  around?: MiddlewareHandler;
+  /**
    * Headers every answer carries (errors, 404s and 405s included); an answer that
    * sets one itself keeps its own. @default none
    */
@@ -59,6 +65,7 @@ export interface HttpAppOptions {
  */
 export function createHttpApp(options: HttpAppOptions): Hono {
   const app = new Hono();
+  if (options.around) app.use(options.around);
   if (options.headers) app.use(answerHeaders(options.headers));
   if (options.headLength ?? true) app.use(headLength);
   if (options.healthz ?? true) {

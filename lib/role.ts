@@ -52,6 +52,11 @@ export interface RoleDescriptor {
   /** Every environment variable the role reads. */
   readonly settings: Schema;
   /**
+   * Families of variables whose names hold part of another setting's value
+   * (`PROXY_ROUTE_<NAME>_QUERY`): pattern and description, for `--help`.
+   */
+  readonly patterns?: Readonly<Record<string, string>>;
+  /**
    * Validates the role's settings (throwing a `SettingsError` listing every problem)
    * and returns the function that starts it.
    */
@@ -70,6 +75,12 @@ export interface RoleDefinition<S extends Schema> {
   usage?: string;
   /** Every environment variable the role reads. */
   settings: S;
+  /**
+   * Families of variables whose names hold part of another setting's value
+   * (`PROXY_ROUTE_<NAME>_QUERY`, a route's name in place of `<NAME>`): pattern and
+   * description, for `--help`. `check` reads and validates them. @default none
+   */
+  patterns?: Readonly<Record<string, string>>;
   /** How many positional arguments the role takes. @default 0 */
   maxArgs?: number;
   /** Command-line flags the role reads (`once` for `--once`). @default none */
@@ -89,10 +100,12 @@ export interface RoleDefinition<S extends Schema> {
    * with the others so start-up stops with exit code 2. It runs even when other
    * settings have problems: `settings` holds those that parsed, and `failed` names
    * those that did not (so a rule can stay quiet about a setting already reported).
+   * `env` is the whole environment, for the variables of `patterns`.
    */
   check?(
     settings: Partial<SettingsOf<S>>,
     failed: ReadonlySet<keyof S & string>,
+    env: Env,
   ): string[];
   /** Starts the role. */
   start(settings: SettingsOf<S>, context: RoleContext): Promise<RunningRole>;
@@ -130,6 +143,7 @@ export function defineRole<S extends Schema>(
     flags: definition.flags ?? [],
     runsAlone: definition.runsAlone ?? false,
     settings: definition.settings,
+    patterns: definition.patterns ?? {},
     prepare(context) {
       const extra = context.args.slice(definition.maxArgs ?? 0);
       const env = { ...context.env, ...definition.argsToEnv?.(context.args) };
@@ -142,7 +156,7 @@ export function defineRole<S extends Schema>(
           `Unexpected argument "${arg}" for role ${definition.name}: see --help for its usage`
         ),
       );
-      problems.push(...definition.check?.(values, failed) ?? []);
+      problems.push(...definition.check?.(values, failed, env) ?? []);
       if (problems.length > 0) throw new SettingsError(problems);
       const settings = Object.freeze(values) as SettingsOf<S>;
       return (log) => definition.start(settings, { ...context, env, log });

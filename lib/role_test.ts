@@ -54,3 +54,28 @@ Deno.test("defineRole() refuses arguments beyond maxArgs, with the other problem
     'Invalid PORT "x": expected an integer from 0 to 65535',
   ]);
 });
+
+Deno.test("defineRole() hands check() the whole environment for the variables of its patterns", () => {
+  const patterned = defineRole({
+    name: "pat",
+    summary: "reads X_<NAME> for each name of NAMES",
+    settings: { NAMES: optional(text({ description: "Names" })) },
+    patterns: { "X_<NAME>": "A value per name" },
+    check: (settings, _failed, env) =>
+      (settings.NAMES ?? "").split(",").filter((name) =>
+        name !== "" && env[`X_${name}`] === undefined
+      ).map((name) => `Missing X_${name}`),
+    start: () => Promise.resolve({ stop: () => Promise.resolve() }),
+  });
+  assert.deepEqual(patterned.patterns, { "X_<NAME>": "A value per name" });
+  assert.throws(
+    () =>
+      patterned.prepare({
+        env: { NAMES: "A,B", X_A: "1" },
+        args: [],
+        flags: new Set(),
+      }),
+    (error: SettingsError) =>
+      error.problems.length === 1 && error.problems[0] === "Missing X_B",
+  );
+});

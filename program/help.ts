@@ -6,15 +6,28 @@
 import type { RoleDescriptor } from "../lib/role.ts";
 import type { Schema } from "../lib/settings.ts";
 
-function settingLines(schema: Schema): string[] {
-  const width = Math.max(0, ...Object.keys(schema).map((name) => name.length));
-  return Object.entries(schema).map(([name, setting]) => {
-    const shown = setting.required ? "required" : setting.requirement ??
-      (setting.defaultText === undefined || setting.secret
-        ? "optional"
-        : `default ${setting.defaultText}`);
-    return `    ${name.padEnd(width)}  ${setting.description} (${shown})`;
-  });
+function settingLines(
+  schema: Schema,
+  patterns: Readonly<Record<string, string>> = {},
+): string[] {
+  const width = Math.max(
+    0,
+    ...[...Object.keys(schema), ...Object.keys(patterns)].map((name) =>
+      name.length
+    ),
+  );
+  return [
+    ...Object.entries(schema).map(([name, setting]) => {
+      const shown = setting.required ? "required" : setting.requirement ??
+        (setting.defaultText === undefined || setting.secret
+          ? "optional"
+          : `default ${setting.defaultText}`);
+      return `    ${name.padEnd(width)}  ${setting.description} (${shown})`;
+    }),
+    ...Object.entries(patterns).map(([name, description]) =>
+      `    ${name.padEnd(width)}  ${description} (optional)`
+    ),
+  ];
 }
 
 /**
@@ -51,7 +64,7 @@ export function helpText(
     ...settingLines(shared),
     ...roles.flatMap((role) => [
       `  ${role.usage ?? role.name}:`,
-      ...settingLines(role.settings),
+      ...settingLines(role.settings, role.patterns),
     ]),
     "",
   ].join("\n");

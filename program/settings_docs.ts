@@ -19,11 +19,18 @@ export interface SettingsSection {
   name: string;
   /** The settings, in the order `--help` lists them. */
   settings: Schema;
+  /**
+   * Families of variables named after something else (`PROXY_ROUTE_<NAME>_QUERY`)
+   * and what they mean, listed after the settings as `--help` lists them; none has
+   * a default. @default none
+   */
+  patterns?: Readonly<Record<string, string>>;
 }
 
 /**
  * The Markdown table of `settings`: name, default and meaning, one row per setting in
- * definition order. Columns are padded as `deno fmt` pads them.
+ * definition order, then one per variable pattern (default `–`). Columns are padded
+ * as `deno fmt` pads them.
  *
  * @example
  * ```ts
@@ -34,12 +41,18 @@ export interface SettingsSection {
  * table.startsWith("| Setting"); // true
  * ```
  */
-export function settingsTable(settings: Schema): string {
+export function settingsTable(
+  settings: Schema,
+  patterns: Readonly<Record<string, string>> = {},
+): string {
   const rows = Object.entries(settings).map(([name, setting]) => [
     `\`${name}\``,
     defaultCell(setting),
     markdownText(setting.description),
   ]);
+  for (const [name, description] of Object.entries(patterns)) {
+    rows.push([`\`${name}\``, "–", markdownText(description)]);
+  }
   return markdownTable(["Setting", "Default", "Meaning"], rows);
 }
 
@@ -72,7 +85,8 @@ export function settingsBlock(page: string): string {
 /**
  * The content of `.env.example`: a header, then one section per group, each
  * setting as a comment (its description and what it needs) and `NAME=default`, or
- * `# NAME=` when it has no default.
+ * `# NAME=` when it has no default; each variable pattern as a comment and
+ * `# PATTERN=`.
  *
  * @example
  * ```ts
@@ -93,6 +107,9 @@ export function envExample(sections: readonly SettingsSection[]): string {
       );
       const value = envDefault(setting);
       lines.push(value === undefined ? `# ${name}=` : `${name}=${value}`);
+    }
+    for (const [name, description] of Object.entries(section.patterns ?? {})) {
+      lines.push(`# ${oneLine(description)}`, `# ${name}=`);
     }
   }
   return `${lines.join("\n")}\n`;

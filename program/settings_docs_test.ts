@@ -78,3 +78,27 @@ Deno.test("envExample() writes defaults, quotes values with spaces and comments 
     ].join("\n"),
   );
 });
+
+Deno.test("settingsTable() and envExample() list a role's variable patterns after its settings, without a default", () => {
+  const settings = { DEMO_PORT: schema.DEMO_PORT };
+  const patterns = { "DEMO_<NAME>_KEY": "Key | of route <NAME>" };
+  assert.equal(
+    settingsTable(settings, patterns),
+    [
+      "| Setting           | Default | Meaning                  |",
+      "| ----------------- | ------- | ------------------------ |",
+      "| `DEMO_PORT`       | `8001`  | Port to listen on        |",
+      "| `DEMO_<NAME>_KEY` | –       | Key \\| of route \\<NAME\\> |",
+    ].join("\n"),
+  );
+  const text = envExample([{ name: "demo", settings, patterns }]);
+  assert.equal(
+    text.slice(text.indexOf("DEMO_PORT=")),
+    [
+      "DEMO_PORT=8001",
+      "# Key | of route <NAME>",
+      "# DEMO_<NAME>_KEY=",
+      "",
+    ].join("\n"),
+  );
+});

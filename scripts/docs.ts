@@ -36,7 +36,11 @@ export const SETTINGS_PAGES: readonly SettingsPage[] = [
   { path: "docs/running.md", section: SHARED_SECTION },
   ...ROLES.map((role) => ({
     path: `docs/${role.name}.md`,
-    section: { name: role.name, settings: role.settings },
+    section: {
+      name: role.name,
+      settings: role.settings,
+      patterns: role.patterns,
+    },
   })),
 ];
 
@@ -58,7 +62,10 @@ export async function expectedFiles(root: URL): Promise<Map<string, string>> {
     try {
       files.set(
         page.path,
-        withSettingsTable(current, settingsTable(page.section.settings)),
+        withSettingsTable(
+          current,
+          settingsTable(page.section.settings, page.section.patterns),
+        ),
       );
     } catch (error) {
       throw new Error(`${page.path}: ${(error as Error).message}`);

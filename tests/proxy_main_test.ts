@@ -176,6 +176,21 @@ Deno.test("proxy role exits 2 on bad settings, naming the variable", async (t) =
       { PROXY_ROUTES: "a=http://h", PROXY_PORT: "99999" },
       /Invalid PROXY_PORT "99999"/,
     ],
+    [
+      {
+        PROXY_ROUTES: "a=http://h",
+        PROXY_ALLOW_ORIGIN: "https://a.example,https://B.example/",
+      },
+      /Invalid PROXY_ALLOW_ORIGIN ".*": .*did you mean "https:\/\/b\.example"/,
+    ],
+    [
+      { PROXY_ROUTES: "a=http://h", PROXY_CACHE_MS: "forever" },
+      /Invalid PROXY_CACHE_MS "forever"/,
+    ],
+    [
+      { PROXY_ROUTES: "a=http://h", PROXY_CACHE_MAX_BYTES: "lots" },
+      /Invalid PROXY_CACHE_MAX_BYTES "lots"/,
+    ],
   ];
   for (const [env, expected] of cases) {
     await t.step(JSON.stringify(env), async () => {

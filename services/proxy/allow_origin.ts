@@ -1,44 +1,81 @@
 /**
- * The `PROXY_ALLOW_ORIGIN` setting: what a browser accepts in
- * `Access-Control-Allow-Origin`.
+ * The `PROXY_ALLOW_ORIGIN` setting: `*`, or the list of origins whose pages may
+ * read the proxy's answers.
  *
  * @module
  */
 import { custom, type Setting } from "../../lib/settings.ts";
 
+/** `*` (any origin), or the exact origins allowed, as browsers send them in `Origin`. */
+export type AllowedOrigins = "*" | readonly string[];
+
 /**
- * Checks an `Access-Control-Allow-Origin` value: `*`, or one origin written as
- * browsers send it in `Origin` (scheme, host and port, lower case, no default port,
- * no slash), which they compare byte for byte. Throws with the fix otherwise (a list,
- * with a comma or a space, is refused without a suggestion).
+ * Reads `*`, or a comma-separated list of origins written as browsers send them in
+ * `Origin` (scheme, host and port, lower case, no default port, no slash), which they
+ * compare byte for byte. Throws with the fix for each entry that is not such an
+ * origin.
+ *
+ * @example
+ * ```ts
+ * parseAllowOrigin("*"); // "*"
+ * parseAllowOrigin("https://app.example.com, http://127.0.0.1:5173");
+ * // ["https://app.example.com", "http://127.0.0.1:5173"]
+ * ```
  */
-export function parseAllowOrigin(raw: string): string {
-  if (raw === "*") return raw;
-  // Most likely a list: the header holds one value, and no origin is worth suggesting.
-  if (/[,\s]/.test(raw)) {
+export function parseAllowOrigin(raw: string): AllowedOrigins {
+  if (raw.trim() === "*") return "*";
+  const entries = raw.split(",").map((entry) => entry.trim());
+  const problems: string[] = [];
+  const origins: string[] = [];
+  for (const entry of entries) {
+    if (entry === "") {
+      problems.push("an entry is empty");
+      continue;
+    }
+    if (entry === "*") {
+      problems.push("* cannot be part of a list: use * alone");
+      continue;
+    }
+    const problem = originProblem(entry);
+    if (problem !== undefined) problems.push(problem);
+    else if (!origins.includes(entry)) origins.push(entry);
+  }
+  if (problems.length > 0) {
     throw new Error(
-      "expected * or one origin such as https://app.example.com: only one origin (or *) is supported, and the value holds a comma or a space",
+      `expected * or origins such as https://app.example.com, comma-separated: ${
+        problems.join("; ")
+      }`,
     );
+  }
+  return Object.freeze(origins);
+}
+
+/** What is wrong with one listed origin, if anything. */
+function originProblem(entry: string): string | undefined {
+  if (/\s/.test(entry)) {
+    return `"${entry}" holds a space: separate origins with commas`;
   }
   let origin: string | undefined;
   try {
-    const url = new URL(raw);
+    const url = new URL(entry);
     if (url.protocol === "http:" || url.protocol === "https:") {
       origin = url.origin;
     }
   } catch {
     // not a URL
   }
-  if (origin === raw) return raw;
+  if (origin === entry) return undefined;
   const hint = origin === undefined ? "" : ` (did you mean "${origin}"?)`;
-  throw new Error(
-    `expected * or one origin such as https://app.example.com: scheme, host and port only, as the browser sends it${hint}`,
-  );
+  return `"${entry}" is not an origin as the browser sends it: scheme, host and port only${hint}`;
 }
 
 /** The setting, default `*`. */
 export function allowOrigin(
   options: { description: string },
-): Setting<string> {
-  return custom({ ...options, default: "*" }, parseAllowOrigin);
+): Setting<AllowedOrigins> {
+  return custom<AllowedOrigins>(
+    { ...options, default: "*" },
+    parseAllowOrigin,
+    (value) => value === "*" ? "*" : value.join(","),
+  );
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Context, Hono } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
 import { createHttpApp } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
 import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
@@ -14,6 +14,11 @@ import { createRemoteCall } from "../../lib/http1/remote_call.ts";
 import { resolveTarget } from "./resolve_target.ts";
 import { declaresBody } from "./_headers.ts";
 import type { ProxyRoute } from "./routes.ts";
+import { type AllowedOrigins, parseAllowOrigin } from "./allow_origin.ts";
+import { createOriginPolicy, type OriginPolicy } from "./origin_policy.ts";
+import type { AdditionsByRoute } from "./route_additions.ts";
+import { createAdditionsApplier } from "./apply_additions.ts";
+import { createAnswerCache, type RemoteCall } from "./answer_cache.ts";
 
 /** Methods relayed to the remote. */
 export const RELAYED_METHODS: readonly string[] = [
@@ -22,6 +27,9 @@ export const RELAYED_METHODS: readonly string[] = [
   "PUT",
   "DELETE",
 ];
+
+/** How many URLs' resolutions are kept when the cache is on. */
+const RESOLVED_URLS = 1024;
 
 /** How long a browser may cache a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = 86_400;
@@ -39,8 +47,19 @@ export interface ProxyAppOptions {
   fetch?: typeof fetch;
   /** Where failures are logged. */
   log: Log;
-  /** Value of `Access-Control-Allow-Origin`. @default "*" */
-  allowOrigin?: string;
+  /**
+   * The origins whose pages may read the answers: `*`, or a list (a string is read
+   * as `PROXY_ALLOW_ORIGIN` is). @default "*"
+   */
+  allowOrigin?: AllowedOrigins | string;
+  /** Query parameters and headers added to the calls of some routes. @default none */
+  additions?: AdditionsByRoute;
+  /** How long 200 answers to GET are kept, in ms; 0: no cache. @default 0 */
+  cacheMs?: number;
+  /** Bound on the cached bodies' bytes. @default 16 MiB */
+  cacheMaxBytes?: number;
+  /** The cache's clock. @default Date.now */
+  now?: () => number;
   /** Longest wait for a remote's headers, in ms (then 504). @default 30000 */
   timeoutMs?: number;
   /** Longest wait on a stalled caller, in ms (then 408). @default 10 × timeoutMs */
@@ -59,7 +78,8 @@ export interface ProxyAppOptions {
  * body; a path that would leave its base URL gets 400 without any remote call, and a
  * request that came round a loop of routes back to this proxy (its `Via` names it)
  * gets 508, and a GET with a body (which Deno does not hand over) gets 400. Every
- * answer carries `Access-Control-Allow-Origin`.
+ * answer carries `Access-Control-Allow-Origin`; with a list of origins, a request
+ * from an unlisted one gets 403 (without it) and no remote call.
  *
  * @example
  * ```ts
@@ -68,8 +88,17 @@ export interface ProxyAppOptions {
  * ```
  */
 export function createProxyApp(options: ProxyAppOptions): Hono {
-  const { routes, log } = options;
-  const allowOrigin = options.allowOrigin ?? "*";
+  const { routes } = options;
+  const origins = typeof options.allowOrigin === "string"
+    ? parseAllowOrigin(options.allowOrigin)
+    : options.allowOrigin ?? "*";
+  const policy = createOriginPolicy(origins);
+  const allowOrigin = policy.fallback;
+  const additions = createAdditionsApplier(options.additions ?? new Map());
+  // The added values are secrets: no log line may hold one.
+  const log = options.additions?.size
+    ? additions.log(options.log)
+    : options.log;
   const pseudonym = options.pseudonym ??
     `homewire-proxy-${crypto.randomUUID().slice(0, 8)}`;
   const relay = createRelay({
@@ -80,12 +109,69 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     callerTimeoutMs: options.callerTimeoutMs,
     via: `1.1 ${pseudonym}`,
   });
+  const remote: RemoteCall = async (request, route, target) => {
+    const added = additions.of(route.name);
+    if (added === undefined) return relay(request, route, target);
+    // The headers are set here, past the cache: a hit needs no new request.
+    const response = await relay(
+      additions.request(added, request),
+      route,
+      target,
+    );
+    return additions.answer(added, response);
+  };
+  const cacheMs = options.cacheMs ?? 0;
+  const call = cacheMs > 0
+    ? createAnswerCache(remote, {
+      ttlMs: cacheMs,
+      maxBytes: options.cacheMaxBytes ?? 16 * 1024 * 1024,
+      now: options.now,
+      addsAuthorization: (route) =>
+        additions.of(route.name)?.headers.some(([name]) =>
+          name === "authorization"
+        ) ?? false,
+      headerValue: (request, route, name) =>
+        additions.header(additions.of(route.name), request, name),
+    })
+    : remote;
+  /** Relays `request` within `route` to `target`, with the route's additions. */
+  const relayed = (request: Request, route: ProxyRoute, parsed: URL) => {
+    const added = additions.of(route.name);
+    const target = added ? additions.targetHref(added, parsed) : parsed;
+    // The query may hold the caller's keys, or the route's: not logged.
+    log.debug(
+      `${request.method} on route "${route.name}" to ${parsed.origin}${parsed.pathname}${
+        parsed.search || added?.query.length ? "?…" : ""
+      }`,
+    );
+    return call(request, route, target);
+  };
+  // With the cache on, the same URLs come again and again: their resolutions are
+  // kept (a bounded few), which spares a hit a good part of its time.
+  const resolved = new Map<string, ReturnType<typeof resolveTarget>>();
+  const resolve = cacheMs > 0
+    ? (url: string) => {
+      let resolution = resolved.get(url);
+      if (resolution === undefined) {
+        resolution = resolveTarget(routes, url);
+        if (resolved.size >= RESOLVED_URLS) resolved.clear();
+        resolved.set(url, resolution);
+      }
+      return resolution;
+    }
+    : (url: string) => resolveTarget(routes, url);
   const healthz = !routes.some((route) => route.name === "healthz");
   const cors = { "access-control-allow-origin": allowOrigin };
   const allowed = [...RELAYED_METHODS, "OPTIONS"];
   // Every answer carries the CORS header: the health check's, the 404's and the
-  // 500's too.
-  const app = createHttpApp({ log, healthz, headers: cors });
+  // 500's too. With a list of origins, the origin rule comes first: an unlisted
+  // origin's 403 carries none, and every other answer names the caller's origin.
+  const app = createHttpApp({
+    log,
+    healthz,
+    headers: cors,
+    around: origins === "*" ? undefined : originRule(policy),
+  });
 
   const handle = (c: Context): Response | Promise<Response> => {
     const request = c.req.raw;
@@ -103,7 +189,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     if (!RELAYED_METHODS.includes(request.method)) {
       return methodNotAllowed(c, allowed, { emptyBody: true });
     }
-    const resolution = resolveTarget(routes, request.url);
+    const resolution = resolve(request.url);
     if (resolution.kind === "unmatched") {
       return new Response(null, { status: 404, headers: cors });
     }
@@ -134,8 +220,24 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       log.warn(message);
       return Response.json({ message }, { status: 508, headers: cors });
     }
-    return relay(request, resolution.route, resolution.parsed);
+    return relayed(request, resolution.route, resolution.parsed);
   };
   app.all("*", handle);
   return app;
+}
+
+/** Middleware applying `policy` to every request and answer. */
+function originRule(policy: OriginPolicy): MiddlewareHandler {
+  return async function originRuleMiddleware(c, next) {
+    const refused = policy.refuse(c.req.raw);
+    if (refused) return refused;
+    await next();
+    const answered = policy.answer(c.req.raw, c.res);
+    if (answered !== c.res) {
+      // A copy (the answer's headers were immutable): Hono would merge the old
+      // answer's headers into it, the old Access-Control-Allow-Origin included.
+      c.res = undefined;
+      c.res = answered;
+    }
+  };
 }

@@ -146,6 +146,77 @@ Deno.test("createProxyApp() sets the configured allowed origin", async () => {
   );
 });
 
+Deno.test("createProxyApp() with a list of origins echoes a listed one and refuses others without a remote call", async () => {
+  const { app, calls } = setup(() => new Response("x"), {
+    allowOrigin: ["https://a.example", "https://b.example"],
+  });
+  for (const method of ["GET", "OPTIONS", "POST", "PATCH"]) {
+    const listed = await app.request("/api/x", {
+      method,
+      headers: { origin: "https://b.example" },
+    });
+    await listed.body?.cancel();
+    assert.equal(
+      listed.headers.get("access-control-allow-origin"),
+      "https://b.example",
+      method,
+    );
+    assert.match(listed.headers.get("vary") ?? "", /Origin/, method);
+    const refused = await app.request("/api/x", {
+      method,
+      headers: {
+        origin: "https://evil.example",
+        "access-control-request-method": "GET",
+      },
+    });
+    assert.equal(refused.status, 403, method);
+    assert.equal(refused.headers.has("access-control-allow-origin"), false);
+    assert.deepEqual(await refused.json(), {
+      message:
+        'Origin "https://evil.example" is not allowed: PROXY_ALLOW_ORIGIN does not list it',
+    });
+  }
+  assert.equal(calls.length, 2, "GET and POST from the listed origin only");
+  const noOrigin = await app.request("/api/x");
+  assert.equal(await noOrigin.text(), "x");
+  assert.equal(calls.length, 3);
+});
+
+Deno.test("createProxyApp() adds a route's parameters and headers, on that route only", async () => {
+  const { app, calls, log } = setup(
+    (request) =>
+      new Response(null, {
+        status: 302,
+        headers: { location: `${request.url.replace(/x\?/, "y?")}` },
+      }),
+    {
+      routes: parseRoutes(
+        "api=https://remote.example/base,free=https://remote.example/base",
+      ),
+      additions: new Map([["api", {
+        query: [["key", "sekret-123"]],
+        headers: [["x-key", "hdr-sekret-456"]],
+      }]]),
+    },
+  );
+  const response = await app.request("/api/x?key=mine&q=1", {
+    headers: { "x-key": "mine" },
+  });
+  assert.equal(response.headers.get("location"), "/api/y?q=1");
+  assert.equal(
+    calls[0]?.url,
+    "https://remote.example/base/x?q=1&key=sekret-123",
+  );
+  assert.equal(calls[0]?.headers.get("x-key"), "hdr-sekret-456");
+  await app.request("/free/x?key=mine", { headers: { "x-key": "mine" } });
+  assert.equal(calls[1]?.url, "https://remote.example/base/x?key=mine");
+  assert.equal(calls[1]?.headers.get("x-key"), "mine");
+  assert.ok(
+    log.entries.every(({ message }) => !message.includes("sekret")),
+    JSON.stringify(log.entries),
+  );
+});
+
 Deno.test("createProxyApp() maps remote failures to 502 and 504", async (t) => {
   await t.step("502 when the remote call fails", async () => {
     const { app, log } = setup(() => {
@@ -322,4 +393,19 @@ Deno.test("createProxyApp() points a redirect within the route's base at the pro
       assert.equal(response.headers.get("content-location"), expected);
     });
   }
+});
+
+Deno.test("createProxyApp() with a cache serves a repeated GET from memory and still refuses hostile paths", async () => {
+  const { app, calls } = setup((request) => new Response(request.url), {
+    cacheMs: 60_000,
+  });
+  for (let i = 0; i < 3; i++) {
+    const response = await app.request("/api/x?q=1");
+    assert.equal(await response.text(), "https://remote.example/base/x?q=1");
+    assert.equal(response.headers.get("x-cache"), i === 0 ? "MISS" : "HIT");
+    const hostile = await app.request("/api/a%2f..%2fsecret");
+    assert.equal(hostile.status, 400);
+    await hostile.body?.cancel();
+  }
+  assert.equal(calls.length, 1);
 });

@@ -14,11 +14,12 @@ import {
   serveApp,
 } from "../../lib/serve.ts";
 import { defineRole } from "../../lib/role.ts";
-import { durationMs } from "../../lib/setting_kinds.ts";
+import { durationMs, integer } from "../../lib/setting_kinds.ts";
 import { allowOrigin } from "./allow_origin.ts";
 import { createProxyApp } from "./app.ts";
 import { createHttp1Client } from "../../lib/http1/client.ts";
 import { proxyRoutes } from "./routes.ts";
+import { readRouteAdditions } from "./route_additions.ts";
 
 /** The `proxy` role descriptor. */
 export const proxyRole = defineRole({
@@ -31,7 +32,7 @@ export const proxyRole = defineRole({
     }),
     PROXY_ALLOW_ORIGIN: allowOrigin({
       description:
-        "Value of Access-Control-Allow-Origin on every answer: * or one origin (https://app.example.com)",
+        "* (any page), or the origins whose pages may read the answers, comma-separated (https://app.example.com,http://127.0.0.1:5173); others get 403. No authentication",
     }),
     PROXY_TIMEOUT_MS: durationMs({
       description:
@@ -39,9 +40,40 @@ export const proxyRole = defineRole({
       default: 30_000,
       min: 1,
     }),
+    PROXY_CACHE_MS: durationMs({
+      description:
+        "How long 200 answers to GET are kept in memory and served again (the remote's Cache-Control may shorten it); 0: no cache",
+      default: 0,
+    }),
+    PROXY_CACHE_MAX_BYTES: integer({
+      description:
+        "Bound on the bytes of the cached bodies, least recently used out first; an answer over a sixteenth of it is not cached",
+      default: 16 * 1024 * 1024,
+      min: 16,
+    }),
     ...listenSettings("PROXY", 8002),
   },
-  start(settings, { log }) {
+  patterns: {
+    "PROXY_ROUTE_<NAME>_QUERY":
+      "Form-encoded parameters added to every call of route NAME (upper case, - . ~ as _), replacing the caller's of that name: appid=KEY&units=metric. Never logged nor returned",
+    "PROXY_ROUTE_<NAME>_HEADERS":
+      'JSON object of headers set on every call of route NAME, replacing the caller\'s: {"X-Api-Key":"KEY"}. Never logged nor returned',
+    "PROXY_ROUTE_<NAME>_QUERY_FILE":
+      "File holding the value of PROXY_ROUTE_<NAME>_QUERY (container secrets); not with it",
+    "PROXY_ROUTE_<NAME>_HEADERS_FILE":
+      "File holding the value of PROXY_ROUTE_<NAME>_HEADERS; not with it",
+  },
+  check(settings, _failed, env) {
+    if (settings.PROXY_ROUTES === undefined) return [];
+    return readRouteAdditions(env, settings.PROXY_ROUTES).problems;
+  },
+  start(settings, { log, env }) {
+    const { additions, problems } = readRouteAdditions(
+      env,
+      settings.PROXY_ROUTES,
+    );
+    // Checked at start-up already; a file can still change in between.
+    if (problems.length > 0) throw new Error(problems.join("; "));
     const client = createHttp1Client();
     const app = createProxyApp({
       routes: settings.PROXY_ROUTES,
@@ -49,12 +81,19 @@ export const proxyRole = defineRole({
       log,
       allowOrigin: settings.PROXY_ALLOW_ORIGIN,
       timeoutMs: settings.PROXY_TIMEOUT_MS,
+      additions,
+      cacheMs: settings.PROXY_CACHE_MS,
+      cacheMaxBytes: settings.PROXY_CACHE_MAX_BYTES,
     });
     let server: RunningServer;
     try {
       server = serveApp(app, {
         ...listenAt("PROXY", settings),
-        headers: { "access-control-allow-origin": settings.PROXY_ALLOW_ORIGIN },
+        headers: {
+          "access-control-allow-origin": settings.PROXY_ALLOW_ORIGIN === "*"
+            ? "*"
+            : settings.PROXY_ALLOW_ORIGIN[0] ?? "null",
+        },
         log,
         name: "proxy",
       });
@@ -63,7 +102,19 @@ export const proxyRole = defineRole({
       throw error;
     }
     for (const route of settings.PROXY_ROUTES) {
-      log.info(`proxy route /${route.name} -> ${route.base}`);
+      const added = additions.get(route.name);
+      const adds = added === undefined ? "" : ` (adding ${
+        [
+          ...added.query.map(([name]) => `parameter ${name}`),
+          ...added.headers.map(([name]) => `header ${name}`),
+        ].join(", ")
+      })`;
+      log.info(`proxy route /${route.name} -> ${route.base}${adds}`);
+    }
+    if (settings.PROXY_CACHE_MS > 0) {
+      log.info(
+        `proxy cache: ${settings.PROXY_CACHE_MS} ms, at most ${settings.PROXY_CACHE_MAX_BYTES} bytes`,
+      );
     }
     return Promise.resolve({
       async stop() {

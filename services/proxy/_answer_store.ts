@@ -1,0 +1,111 @@
+/**
+ * The answer cache's memory: entries by key, bounded by the bytes of their bodies,
+ * the least recently used out first.
+ *
+ * @module
+ */
+
+/** One stored answer. */
+export interface StoredAnswer {
+  /** The whole key: route, target URL and the values of the varied headers. */
+  readonly key: string;
+  /** Route and target URL only (what a POST, PUT or DELETE there invalidates). */
+  readonly primary: string;
+  /** Lower-case names of the request headers the answer varies on. */
+  readonly vary: readonly string[];
+  readonly status: number;
+  readonly statusText: string;
+  /** Headers as relayed, without `Age` and `X-Cache`. */
+  readonly headers: readonly [string, string][];
+  readonly body: Uint8Array<ArrayBuffer>;
+  /** When it was stored (ms since the epoch). */
+  readonly storedAt: number;
+  /** When it stops being served (ms since the epoch). */
+  readonly expiresAt: number;
+  /** Seconds it had spent in caches before the proxy (the remote's `Age`). */
+  readonly remoteAge: number;
+}
+
+/** Entries by key, LRU within a byte bound. */
+export interface AnswerStore {
+  /** The entry, marked as just used; `undefined` when absent or expired at `now`. */
+  get(key: string, now: number): StoredAnswer | undefined;
+  /** The varied header names of the last answer stored for `primary`. */
+  varyOf(primary: string): readonly string[] | undefined;
+  /** Stores `entry` (replacing one of its key), then evicts down to the bound. */
+  put(entry: StoredAnswer): void;
+  /** Drops every entry of `primary`. */
+  invalidate(primary: string): void;
+  /** Bytes of the stored bodies. */
+  readonly bytes: number;
+  /** Number of entries. */
+  readonly size: number;
+}
+
+/**
+ * Returns an empty store holding at most `maxBytes` of bodies.
+ *
+ * @example
+ * ```ts
+ * const store = createAnswerStore(16 * 1024 * 1024);
+ * ```
+ */
+export function createAnswerStore(maxBytes: number): AnswerStore {
+  // A Map iterates in insertion order: deleting and setting again marks as used.
+  const entries = new Map<string, StoredAnswer>();
+  const byPrimary = new Map<string, Set<string>>();
+  const varies = new Map<string, readonly string[]>();
+  let bytes = 0;
+
+  const remove = (entry: StoredAnswer) => {
+    entries.delete(entry.key);
+    bytes -= entry.body.byteLength;
+    const keys = byPrimary.get(entry.primary);
+    keys?.delete(entry.key);
+    if (keys?.size === 0) {
+      byPrimary.delete(entry.primary);
+      varies.delete(entry.primary);
+    }
+  };
+
+  return {
+    get(key, now) {
+      const entry = entries.get(key);
+      if (entry === undefined) return undefined;
+      if (entry.expiresAt <= now) {
+        remove(entry);
+        return undefined;
+      }
+      entries.delete(key);
+      entries.set(key, entry);
+      return entry;
+    },
+    varyOf: (primary) => varies.get(primary),
+    put(entry) {
+      const old = entries.get(entry.key);
+      if (old !== undefined) remove(old);
+      entries.set(entry.key, entry);
+      bytes += entry.body.byteLength;
+      const keys = byPrimary.get(entry.primary) ?? new Set();
+      keys.add(entry.key);
+      byPrimary.set(entry.primary, keys);
+      varies.set(entry.primary, entry.vary);
+      for (const oldest of entries.values()) {
+        if (bytes <= maxBytes) break;
+        remove(oldest);
+      }
+    },
+    invalidate(primary) {
+      for (const key of byPrimary.get(primary) ?? []) {
+        const entry = entries.get(key);
+        if (entry !== undefined) remove(entry);
+      }
+    },
+    get bytes() {
+      return bytes;
+    },
+    get size() {
+      return entries.size;
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { createAnswerStore, type StoredAnswer } from "./_answer_store.ts";
+
+const entry = (
+  key: string,
+  bytes: number,
+  expiresAt = 1_000,
+): StoredAnswer => ({
+  key,
+  primary: key.split("\n")[0]!,
+  vary: [],
+  status: 200,
+  statusText: "OK",
+  headers: [],
+  body: new Uint8Array(bytes),
+  storedAt: 0,
+  expiresAt,
+  remoteAge: 0,
+});
+
+Deno.test("createAnswerStore() evicts the least recently used past its bound", () => {
+  const store = createAnswerStore(300);
+  store.put(entry("a", 100));
+  store.put(entry("b", 100));
+  store.put(entry("c", 100));
+  assert.ok(store.get("a", 0)); // a is now the most recently used
+  store.put(entry("d", 100));
+  assert.equal(store.get("b", 0), undefined);
+  assert.deepEqual(
+    ["a", "c", "d"].map((key) => store.get(key, 0)?.key),
+    ["a", "c", "d"],
+  );
+  assert.equal(store.bytes, 300);
+  store.put(entry("a", 50)); // replacing counts the new size only
+  assert.equal(store.bytes, 250);
+});
+
+Deno.test("createAnswerStore() drops an expired entry when asked for it", () => {
+  const store = createAnswerStore(1_000);
+  store.put(entry("a", 10, 500));
+  assert.ok(store.get("a", 499));
+  assert.equal(store.get("a", 500), undefined);
+  assert.equal(store.size, 0);
+  assert.equal(store.bytes, 0);
+});
+
+Deno.test("createAnswerStore() invalidates every variant of a primary key", () => {
+  const store = createAnswerStore(1_000);
+  store.put({ ...entry("p\naccept: a", 10), vary: ["accept"] });
+  store.put({ ...entry("p\naccept: b", 10), vary: ["accept"] });
+  store.put(entry("q", 10));
+  assert.deepEqual(store.varyOf("p"), ["accept"]);
+  store.invalidate("p");
+  assert.equal(store.size, 1);
+  assert.equal(store.varyOf("p"), undefined);
+  assert.ok(store.get("q", 0));
+});

@@ -1,0 +1,246 @@
+/**
+ * The proxy's answer cache (`PROXY_CACHE_MS`): a layer around the remote call that
+ * keeps 200 answers to GET requests in memory, keyed by route, full target URL and
+ * the request headers the answer varies on, so repeated calls spare the remote (and
+ * its quota). Concurrent misses for one key make one remote call.
+ *
+ * @module
+ */
+import { ageSeconds, freshness } from "./_cache_control.ts";
+import { createAnswerStore, type StoredAnswer } from "./_answer_store.ts";
+import { collected } from "./_collected_body.ts";
+import type { ProxyRoute } from "./routes.ts";
+
+/** A remote call: `request` relayed to `target` within `route`. */
+export type RemoteCall = (
+  request: Request,
+  route: ProxyRoute,
+  target: string | URL,
+) => Promise<Response>;
+
+/** Options of {@linkcode createAnswerCache}. */
+export interface AnswerCacheOptions {
+  /** Longest time an answer is kept, in ms (the remote's `max-age` may shorten it). */
+  ttlMs: number;
+  /** Bound on the bytes of the stored bodies; a body over a sixteenth of it is not stored. */
+  maxBytes: number;
+  /** The clock. @default Date.now */
+  now?: () => number;
+  /**
+   * Whether the route itself adds an `Authorization` header, so one the cache sees
+   * is the proxy's own, not the caller's. @default none does
+   */
+  addsAuthorization?: (route: ProxyRoute) => boolean;
+  /**
+   * The value of request header `name` (lower case) as the remote gets it, for the
+   * headers an answer varies on. @default the caller's
+   */
+  headerValue?: (
+    request: Request,
+    route: ProxyRoute,
+    name: string,
+  ) => string | null;
+}
+
+const X_CACHE = "x-cache";
+const EXPOSE = "access-control-expose-headers";
+
+/**
+ * Returns `call` behind the cache. GET answers carry `X-Cache: HIT` or `MISS` and
+ * `Age` (seconds since the remote answered, its own `Age` included). A 200 answer to
+ * a GET is stored unless its `Cache-Control` says `no-store`, `private` or
+ * `no-cache`, it varies on `*`, its body is over a sixteenth of `maxBytes`, or the
+ * caller sent its own `Authorization` and the answer is not `public`. A POST, PUT or
+ * DELETE drops the stored answers of its target URL.
+ *
+ * @example
+ * ```ts
+ * const cached = createAnswerCache(relay, { ttlMs: 60_000, maxBytes: 16 << 20 });
+ * const response = await cached(request, route, target);
+ * ```
+ */
+export function createAnswerCache(
+  call: RemoteCall,
+  options: AnswerCacheOptions,
+): RemoteCall {
+  const now = options.now ?? Date.now;
+  const store = createAnswerStore(options.maxBytes);
+  const entryLimit = Math.floor(options.maxBytes / 16);
+  /** Misses under way, by key: resolve with the stored entry, if it was stored. */
+  const flights = new Map<string, Promise<StoredAnswer | undefined>>();
+
+  const headerValue = options.headerValue ??
+    ((request: Request, _route: ProxyRoute, name: string) =>
+      request.headers.get(name));
+  const keyOf = (
+    primary: string,
+    vary: readonly string[],
+    request: Request,
+    route: ProxyRoute,
+  ) =>
+    vary.length === 0
+      ? primary
+      : `${primary}\n${
+        vary.map((name) =>
+          `${name}: ${headerValue(request, route, name) ?? ""}`
+        )
+          .join("\n")
+      }`;
+
+  /** Calls the remote and stores the answer when it may; `flight` hears the outcome. */
+  const miss = async (
+    request: Request,
+    route: ProxyRoute,
+    target: string | URL,
+    primary: string,
+    settle: (entry: StoredAnswer | undefined) => void,
+  ): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await call(request, route, target);
+    } catch (error) {
+      settle(undefined);
+      throw error;
+    }
+    const plan = storagePlan(request, route, response);
+    if (plan === undefined) {
+      settle(undefined);
+      return marked(response, "MISS", response.headers.get("age") ?? "0");
+    }
+    const headers: [string, string][] = [...response.headers]
+      .filter(([name]) => name !== "age" && name !== X_CACHE);
+    const exposed = headers.find(([name]) => name === EXPOSE);
+    if (exposed !== undefined) exposed[1] = withExposed(exposed[1]);
+    const storedAt = now();
+    const keep = (bytes: Uint8Array<ArrayBuffer> | undefined) => {
+      if (bytes === undefined) return settle(undefined);
+      const entry: StoredAnswer = {
+        key: keyOf(primary, plan.vary, request, route),
+        primary,
+        vary: plan.vary,
+        status: response.status,
+        statusText: response.statusText,
+        headers,
+        body: bytes,
+        storedAt,
+        expiresAt: storedAt + plan.keepMs,
+        remoteAge: plan.remoteAge,
+      };
+      store.put(entry);
+      settle(entry);
+    };
+    const body = response.body === null
+      ? null
+      : collected(response.body, entryLimit, keep);
+    if (body === null) keep(new Uint8Array(0));
+    const relayed = new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+    return marked(relayed, "MISS", String(plan.remoteAge));
+  };
+
+  /** How to store `response`, or `undefined` when it is not stored. */
+  const storagePlan = (
+    request: Request,
+    route: ProxyRoute,
+    response: Response,
+  ) => {
+    if (response.status !== 200) return undefined;
+    const remoteAge = ageSeconds(response.headers.get("age"));
+    if (remoteAge === undefined) return undefined;
+    const fresh = freshness(
+      response.headers.get("cache-control"),
+      remoteAge,
+      options.ttlMs,
+    );
+    if (fresh.keepMs <= 0) return undefined;
+    if (
+      request.headers.has("authorization") && !fresh.shared &&
+      !options.addsAuthorization?.(route)
+    ) return undefined;
+    const vary = (response.headers.get("vary") ?? "").split(",")
+      .map((name) => name.trim().toLowerCase()).filter(Boolean);
+    if (vary.includes("*")) return undefined;
+    const length = Number(response.headers.get("content-length") ?? 0);
+    if (length > entryLimit) return undefined;
+    return { keepMs: fresh.keepMs, remoteAge, vary: [...new Set(vary)].sort() };
+  };
+
+  const hit = (entry: StoredAnswer): Response => {
+    const age = entry.remoteAge +
+      Math.floor(Math.max(0, now() - entry.storedAt) / 1000);
+    const response = new Response(entry.body, {
+      status: entry.status,
+      statusText: entry.statusText,
+    });
+    // Appending one by one costs a tenth of passing the list to the constructor.
+    const headers = response.headers;
+    for (const [name, value] of entry.headers) headers.append(name, value);
+    headers.append("age", String(age));
+    headers.append(X_CACHE, "HIT");
+    return response;
+  };
+
+  return async function cached(request, route, target) {
+    const primary = `${route.name} ${
+      typeof target === "string" ? target : target.href
+    }`;
+    if (request.method !== "GET") {
+      const response = await call(request, route, target);
+      if (request.method !== "HEAD" && response.status < 400) {
+        store.invalidate(primary);
+      }
+      return response;
+    }
+    const key = keyOf(primary, store.varyOf(primary) ?? [], request, route);
+    const found = store.get(key, now());
+    if (found !== undefined) return hit(found);
+    const flight = flights.get(key);
+    if (flight !== undefined) {
+      const entry = await flight;
+      // The entry may vary on a header this caller sent differently.
+      if (
+        entry !== undefined &&
+        keyOf(primary, entry.vary, request, route) === entry.key
+      ) return hit(entry);
+      return miss(request, route, target, primary, () => {});
+    }
+    const outcome = Promise.withResolvers<StoredAnswer | undefined>();
+    flights.set(key, outcome.promise);
+    return miss(request, route, target, primary, (entry) => {
+      if (flights.get(key) === outcome.promise) flights.delete(key);
+      outcome.resolve(entry);
+    });
+  };
+}
+
+/** `response` with `X-Cache` and `Age`, and a listed `Access-Control-Expose-Headers` naming them. */
+function marked(response: Response, state: string, age: string): Response {
+  let target = response;
+  try {
+    target.headers.set(X_CACHE, state);
+  } catch {
+    target = new Response(response.body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+    target.headers.set(X_CACHE, state);
+  }
+  target.headers.set("age", age);
+  const exposed = target.headers.get(EXPOSE);
+  if (exposed !== null) target.headers.set(EXPOSE, withExposed(exposed));
+  return target;
+}
+
+/** An `Access-Control-Expose-Headers` value that also names `Age` and `X-Cache`. */
+function withExposed(exposed: string): string {
+  if (exposed.trim() === "*") return exposed;
+  const names = exposed.split(",").map((name) => name.trim().toLowerCase());
+  for (const name of ["age", X_CACHE]) {
+    if (!names.includes(name)) names.push(name);
+  }
+  return names.filter(Boolean).join(", ");
+}

@@ -1,0 +1,318 @@
+import assert from "node:assert/strict";
+import { createAnswerCache, type RemoteCall } from "./answer_cache.ts";
+import { parseRoutes } from "./routes.ts";
+
+const [API, OTHER] = parseRoutes("api=http://remote/v1,other=http://remote/v1");
+
+/** A remote call counting its calls; `answer` builds each answer. */
+function remote(
+  answer: (request: Request, n: number) => Response | Promise<Response> = (
+    _r,
+    n,
+  ) => new Response(`answer ${n}`),
+) {
+  const calls: string[] = [];
+  const call: RemoteCall = (request, _route, target) => {
+    calls.push(`${request.method} ${String(target)}`);
+    return Promise.resolve(answer(request, calls.length));
+  };
+  return { call, calls };
+}
+
+function clock() {
+  let now = 1_000_000;
+  return { now: () => now, advance: (ms: number) => now += ms };
+}
+
+const get = (headers: Record<string, string> = {}) =>
+  new Request("http://localhost/api/x", { headers });
+const target = (path = "/v1/x") => new URL(`http://remote${path}`);
+
+async function read(response: Response) {
+  return {
+    body: await response.text(),
+    cache: response.headers.get("x-cache"),
+    age: response.headers.get("age"),
+  };
+}
+
+Deno.test("createAnswerCache() serves a stored answer until it expires, with Age and X-Cache", async () => {
+  const { call, calls } = remote();
+  const time = clock();
+  const cached = createAnswerCache(call, {
+    ttlMs: 10_000,
+    maxBytes: 1 << 20,
+    now: time.now,
+  });
+  assert.deepEqual(await read(await cached(get(), API!, target())), {
+    body: "answer 1",
+    cache: "MISS",
+    age: "0",
+  });
+  time.advance(3_500);
+  assert.deepEqual(await read(await cached(get(), API!, target())), {
+    body: "answer 1",
+    cache: "HIT",
+    age: "3",
+  });
+  time.advance(6_500);
+  assert.deepEqual(await read(await cached(get(), API!, target())), {
+    body: "answer 2",
+    cache: "MISS",
+    age: "0",
+  });
+  assert.equal(calls.length, 2);
+});
+
+Deno.test("createAnswerCache() keys by target URL and route, never across routes", async () => {
+  const { call, calls } = remote();
+  const cached = createAnswerCache(call, { ttlMs: 10_000, maxBytes: 1 << 20 });
+  await (await cached(get(), API!, target("/v1/x?a=1"))).text();
+  await (await cached(get(), API!, target("/v1/x?a=2"))).text();
+  const other = await read(await cached(get(), OTHER!, target("/v1/x?a=1")));
+  assert.equal(other.cache, "MISS");
+  const again = await read(await cached(get(), API!, target("/v1/x?a=1")));
+  assert.deepEqual([again.cache, again.body], ["HIT", "answer 1"]);
+  assert.equal(calls.length, 3);
+});
+
+Deno.test("createAnswerCache() follows the remote's Cache-Control and Age", async (t) => {
+  const cases: [Record<string, string>, boolean, string][] = [
+    [{ "cache-control": "no-store" }, false, "no-store"],
+    [{ "cache-control": "private, max-age=60" }, false, "private"],
+    [{ "cache-control": "no-cache" }, false, "no-cache"],
+    [{ "cache-control": "max-age=0" }, false, "max-age=0"],
+    [{ vary: "*" }, false, "Vary: *"],
+    [{ "cache-control": "public, max-age=60" }, true, "public"],
+    [{ age: "bogus" }, false, "malformed Age"],
+  ];
+  for (const [headers, stored, name] of cases) {
+    await t.step(name, async () => {
+      const { call, calls } = remote(() => new Response("x", { headers }));
+      const cached = createAnswerCache(call, {
+        ttlMs: 60_000,
+        maxBytes: 1 << 20,
+      });
+      await (await cached(get(), API!, target())).text();
+      const second = await cached(get(), API!, target());
+      await second.text();
+      assert.equal(second.headers.get("x-cache"), stored ? "HIT" : "MISS");
+      assert.equal(calls.length, stored ? 1 : 2);
+    });
+  }
+  await t.step("max-age shortens the time, less the remote's Age", async () => {
+    const time = clock();
+    const { call, calls } = remote((_r, n) =>
+      new Response(`a${n}`, {
+        headers: { "cache-control": "max-age=5", age: "2" },
+      })
+    );
+    const cached = createAnswerCache(call, {
+      ttlMs: 60_000,
+      maxBytes: 1 << 20,
+      now: time.now,
+    });
+    const first = await read(await cached(get(), API!, target()));
+    assert.deepEqual([first.cache, first.age], ["MISS", "2"]);
+    time.advance(2_000);
+    const hit = await read(await cached(get(), API!, target()));
+    assert.deepEqual([hit.cache, hit.age, hit.body], ["HIT", "4", "a1"]);
+    time.advance(1_000);
+    assert.equal(
+      (await read(await cached(get(), API!, target()))).cache,
+      "MISS",
+    );
+    assert.equal(calls.length, 2);
+  });
+  await t.step("only 200 answers to GET are stored", async () => {
+    const { call, calls } = remote((request) =>
+      new Response("x", { status: request.method === "GET" ? 404 : 200 })
+    );
+    const cached = createAnswerCache(call, {
+      ttlMs: 60_000,
+      maxBytes: 1 << 20,
+    });
+    for (const method of ["GET", "GET", "POST", "POST"]) {
+      const response = await cached(
+        new Request("http://localhost/api/x", {
+          method,
+          body: method === "POST" ? "b" : null,
+        }),
+        API!,
+        target(),
+      );
+      await response.text();
+      if (method === "POST") {
+        assert.equal(response.headers.has("x-cache"), false);
+      }
+    }
+    assert.equal(calls.length, 4);
+  });
+  await t.step(
+    "a caller's own Authorization is not shared, unless public",
+    async () => {
+      const { call, calls } = remote();
+      const cached = createAnswerCache(call, {
+        ttlMs: 60_000,
+        maxBytes: 1 << 20,
+      });
+      for (let i = 0; i < 2; i++) {
+        await (await cached(
+          get({ authorization: "Bearer mine" }),
+          API!,
+          target(),
+        )).text();
+      }
+      assert.equal(calls.length, 2);
+      const routeAdds = createAnswerCache(call, {
+        ttlMs: 60_000,
+        maxBytes: 1 << 20,
+        addsAuthorization: (route) => route.name === "api",
+      });
+      for (let i = 0; i < 2; i++) {
+        await (await routeAdds(
+          get({ authorization: "Bearer route" }),
+          API!,
+          target(),
+        )).text();
+      }
+      assert.equal(calls.length, 3);
+    },
+  );
+});
+
+Deno.test("createAnswerCache() keys by the headers the answer varies on", async () => {
+  const { call, calls } = remote((request, n) =>
+    new Response(`${request.headers.get("accept-language")} ${n}`, {
+      headers: { vary: "Accept-Language" },
+    })
+  );
+  const cached = createAnswerCache(call, { ttlMs: 60_000, maxBytes: 1 << 20 });
+  const ask = async (language: string) =>
+    await read(
+      await cached(get({ "accept-language": language }), API!, target()),
+    );
+  assert.deepEqual((await ask("en")).body, "en 1");
+  assert.deepEqual((await ask("de")).body, "de 2");
+  assert.deepEqual(await ask("en"), { body: "en 1", cache: "HIT", age: "0" });
+  assert.deepEqual((await ask("de")).cache, "HIT");
+  assert.equal(calls.length, 2);
+});
+
+Deno.test("createAnswerCache() bounds its bytes and skips bodies over a sixteenth of them", async () => {
+  const { call, calls } = remote((request) =>
+    new Response(
+      "x".repeat(Number(new URL(request.url).searchParams.get("size"))),
+    )
+  );
+  const cached = createAnswerCache(call, { ttlMs: 60_000, maxBytes: 1600 });
+  const ask = async (size: number, name = "a") => {
+    const response = await cached(
+      new Request(`http://localhost/api/${name}?size=${size}`),
+      API!,
+      target(`/v1/${name}?size=${size}`),
+    );
+    await response.text();
+    return response.headers.get("x-cache");
+  };
+  await ask(101);
+  assert.equal(await ask(101), "MISS", "over a sixteenth: not stored");
+  await ask(100);
+  assert.equal(await ask(100), "HIT");
+  for (let i = 0; i < 16; i++) await ask(100, `n${i}`);
+  // 17 answers of 100 bytes were stored in 1600: the least recently used went.
+  assert.equal(await ask(100), "MISS");
+  assert.equal(await ask(100, "n15"), "HIT");
+  assert.equal(calls.length, 2 + 1 + 16 + 1);
+});
+
+Deno.test("createAnswerCache() makes one remote call for 50 concurrent misses", async () => {
+  const gate = Promise.withResolvers<void>();
+  const { call, calls } = remote(async () => {
+    await gate.promise;
+    return new Response("shared");
+  });
+  const cached = createAnswerCache(call, { ttlMs: 60_000, maxBytes: 1 << 20 });
+  const answers = Array.from(
+    { length: 50 },
+    () => cached(get(), API!, target()),
+  );
+  gate.resolve();
+  const read50 = await Promise.all(answers.map(async (a) => read(await a)));
+  assert.equal(calls.length, 1);
+  assert.ok(read50.every((answer) => answer.body === "shared"));
+  assert.equal(read50.filter((answer) => answer.cache === "MISS").length, 1);
+});
+
+Deno.test("createAnswerCache() lets waiting misses call for themselves when the answer is not stored", async () => {
+  const gate = Promise.withResolvers<void>();
+  const { call, calls } = remote(async (_r, n) => {
+    await gate.promise;
+    return new Response(`private ${n}`, {
+      headers: { "cache-control": "private" },
+    });
+  });
+  const cached = createAnswerCache(call, { ttlMs: 60_000, maxBytes: 1 << 20 });
+  const answers = Array.from(
+    { length: 5 },
+    () => cached(get(), API!, target()),
+  );
+  gate.resolve();
+  const bodies = await Promise.all(answers.map(async (a) => (await a).text()));
+  assert.equal(calls.length, 5);
+  assert.equal(new Set(bodies).size, 5);
+});
+
+Deno.test("createAnswerCache() drops a target's answers after a POST there", async () => {
+  const { call, calls } = remote();
+  const cached = createAnswerCache(call, { ttlMs: 60_000, maxBytes: 1 << 20 });
+  await (await cached(get(), API!, target())).text();
+  await (await cached(
+    new Request("http://localhost/api/x", { method: "POST", body: "b" }),
+    API!,
+    target(),
+  )).text();
+  assert.equal(
+    (await cached(get(), API!, target())).headers.get("x-cache"),
+    "MISS",
+  );
+  assert.equal(calls.length, 3);
+});
+
+Deno.test("createAnswerCache() does not store an answer whose caller went away", async () => {
+  const { call, calls } = remote(() =>
+    new Response(
+      new ReadableStream({
+        pull(controller) {
+          controller.enqueue(new Uint8Array(10));
+        },
+      }),
+    )
+  );
+  const cached = createAnswerCache(call, { ttlMs: 60_000, maxBytes: 1 << 20 });
+  const first = await cached(get(), API!, target());
+  const reader = first.body!.getReader();
+  await reader.read();
+  await reader.cancel();
+  const second = await cached(get(), API!, target());
+  assert.equal(second.headers.get("x-cache"), "MISS");
+  await second.body!.cancel();
+  assert.equal(calls.length, 2);
+});
+
+Deno.test("createAnswerCache() names Age and X-Cache in a listed Access-Control-Expose-Headers", async () => {
+  const { call } = remote(() =>
+    new Response("x", {
+      headers: { "access-control-expose-headers": "content-type, x-upstream" },
+    })
+  );
+  const cached = createAnswerCache(call, { ttlMs: 60_000, maxBytes: 1 << 20 });
+  for (let i = 0; i < 2; i++) {
+    const response = await cached(get(), API!, target());
+    await response.text();
+    assert.equal(
+      response.headers.get("access-control-expose-headers"),
+      "content-type, x-upstream, age, x-cache",
+    );
+  }
+});

@@ -1,0 +1,92 @@
+/**
+ * Which pages may read the proxy's answers: with `PROXY_ALLOW_ORIGIN=*` every one;
+ * with a list, a request from a listed origin gets that origin back in
+ * `Access-Control-Allow-Origin`, one from another origin a 403 without any remote
+ * call, and one without `Origin` (not from a browser) is served as before.
+ *
+ * @module
+ */
+import { preview } from "../../lib/preview.ts";
+import type { AllowedOrigins } from "./allow_origin.ts";
+
+const ALLOW_ORIGIN = "access-control-allow-origin";
+
+/** The origin rule of the proxy. */
+export interface OriginPolicy {
+  /**
+   * `Access-Control-Allow-Origin` of answers not tied to a caller's origin (and the
+   * relay's until {@linkcode answer} sets the caller's): `*`, or the first listed
+   * origin.
+   */
+  readonly fallback: string;
+  /** The 403 for a request whose `Origin` is not listed, else `undefined`. */
+  refuse(request: Request): Response | undefined;
+  /**
+   * `response` for `request`: with a list, `Access-Control-Allow-Origin` names the
+   * caller's origin when it is listed, and `Vary` names `Origin`. Changes it in place when it
+   * can.
+   */
+  answer(request: Request, response: Response): Response;
+}
+
+/**
+ * Returns the policy of `allowed`.
+ *
+ * @example
+ * ```ts
+ * const policy = createOriginPolicy(["https://app.example.com"]);
+ * const refused = policy.refuse(request);
+ * if (refused) return refused;
+ * return policy.answer(request, await relay(request));
+ * ```
+ */
+export function createOriginPolicy(allowed: AllowedOrigins): OriginPolicy {
+  if (allowed === "*") {
+    return {
+      fallback: "*",
+      refuse: () => undefined,
+      answer: (_request, response) => response,
+    };
+  }
+  const listed = new Set(allowed);
+  return {
+    fallback: allowed[0] ?? "null",
+    refuse(request) {
+      const origin = request.headers.get("origin");
+      if (origin === null || listed.has(origin)) return undefined;
+      return Response.json({
+        message: `Origin "${
+          preview(origin, 200)
+        }" is not allowed: PROXY_ALLOW_ORIGIN does not list it`,
+      }, { status: 403, headers: { vary: "Origin" } });
+    },
+    answer(request, response) {
+      const given = request.headers.get("origin");
+      const origin = given !== null && listed.has(given) ? given : null;
+      let target = response;
+      try {
+        setOrigin(target.headers, origin);
+      } catch {
+        // A fetch answer's headers are immutable: copy them.
+        target = new Response(response.body, {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers,
+        });
+        setOrigin(target.headers, origin);
+      }
+      return target;
+    },
+  };
+}
+
+function setOrigin(headers: Headers, origin: string | null): void {
+  if (origin !== null) headers.set(ALLOW_ORIGIN, origin);
+  const vary = headers.get("vary");
+  if (vary === null) headers.set("vary", "Origin");
+  else if (
+    !vary.split(",").some((name) => /^(origin|\*)$/i.test(name.trim()))
+  ) {
+    headers.set("vary", `${vary}, Origin`);
+  }
+}

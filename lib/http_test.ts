@@ -159,3 +159,36 @@ Deno.test("createHttpApp() answers HEAD with the headers and length of GET, no b
     await server.stop();
   }
 });
+
+Deno.test("createHttpApp() runs its around middleware before everything, around the app's own answers", async () => {
+  const app = createHttpApp({
+    log: createMemoryLog(),
+    headers: { "x-every": "1" },
+    around: async (c, next) => {
+      if (c.req.header("x-refuse")) return c.body(null, 403);
+      await next();
+      c.res.headers.set("x-around", c.res.headers.get("x-every") ?? "none");
+    },
+  });
+  app.get("/boom", () => {
+    throw new Error("database on fire");
+  });
+  for (
+    const [path, status] of [["/healthz", 200], ["/nowhere", 404], [
+      "/boom",
+      500,
+    ]] as const
+  ) {
+    const response = await app.request(path);
+    await response.body?.cancel();
+    assert.equal(response.status, status, path);
+    // It runs outside `headers`: it sees what they added.
+    assert.equal(response.headers.get("x-around"), "1", path);
+  }
+  const refused = await app.request("/healthz", {
+    headers: { "x-refuse": "yes" },
+  });
+  assert.equal(refused.status, 403);
+  // Nothing inside it ran: not even the headers every answer gets.
+  assert.equal(refused.headers.has("x-every"), false);
+});

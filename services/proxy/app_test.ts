@@ -180,6 +180,26 @@ Deno.test("createProxyApp() with a list of origins echoes a listed one and refus
   const noOrigin = await app.request("/api/x");
   assert.equal(await noOrigin.text(), "x");
   assert.equal(calls.length, 3);
+  // The proxy's own answers follow the same rule.
+  for (const path of ["/healthz", "/nowhere"]) {
+    const own = await app.request(path, {
+      headers: { origin: "https://b.example" },
+    });
+    await own.body?.cancel();
+    assert.equal(
+      own.headers.get("access-control-allow-origin"),
+      "https://b.example",
+      path,
+    );
+    assert.match(own.headers.get("vary") ?? "", /Origin/, path);
+    const plain = await app.request(path);
+    await plain.body?.cancel();
+    assert.equal(
+      plain.headers.get("access-control-allow-origin"),
+      "https://a.example",
+      path,
+    );
+  }
 });
 
 Deno.test("createProxyApp() adds a route's parameters and headers, on that route only", async () => {

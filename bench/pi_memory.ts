@@ -5,7 +5,8 @@
  *
  * - collector: started (not `--once`) on a fake IIO pressure device, a thermometer
  *   address (noble loaded; no adapter here), the weather stand-in and a stand-in
- *   store; measured idle, after its first pass, until the next one.
+ *   store, with its default buffer file (node:sqlite) in a temporary working folder;
+ *   measured idle, after its first pass, until the next one.
  * - reader: one run to its end (no adapter here: noble loaded, then the ERROR); its
  *   peak, the most it holds while it scans.
  * - notifier: measured idle after start-up, right after 2000 notes through it to a
@@ -101,13 +102,18 @@ function line(role: string, flags: string, m: Memory, extra: string): string {
   } threads, CPU ${m.cpuSeconds.toFixed(2)} s${extra}`;
 }
 
-async function collector(label: string, v8: string): Promise<void> {
+async function collector(
+  label: string,
+  v8: string,
+  cwd: string,
+): Promise<void> {
   const store = startStore();
   const weather = startWeatherStandIn();
   const iio = await makeFakeIio();
   try {
     const started = performance.now();
     const main = startMain(["collector"], {
+      cwd,
       env: {
         ...v8Env(v8),
         TSDB_HOST: "127.0.0.1",
@@ -146,9 +152,14 @@ async function collector(label: string, v8: string): Promise<void> {
   }
 }
 
-async function reader(label: string, v8: string): Promise<void> {
+async function reader(
+  label: string,
+  v8: string,
+  cwd: string,
+): Promise<void> {
   const started = performance.now();
   const main = startMain(["reader", "AA:BB:CC:DD:EE:FF"], {
+    cwd,
     env: v8Env(v8),
   });
   const last = await lastSample(main);
@@ -160,7 +171,11 @@ async function reader(label: string, v8: string): Promise<void> {
   ));
 }
 
-async function notifier(label: string, v8: string): Promise<void> {
+async function notifier(
+  label: string,
+  v8: string,
+  cwd: string,
+): Promise<void> {
   const push = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     () => Response.json({ active: true, type: "note" }),
@@ -168,6 +183,7 @@ async function notifier(label: string, v8: string): Promise<void> {
   try {
     const started = performance.now();
     const main = startMain(["notifier"], {
+      cwd,
       env: {
         ...v8Env(v8),
         NOTIFIER_HOST: "127.0.0.1",
@@ -228,7 +244,14 @@ export async function run(): Promise<void> {
   );
   for (const role of [collector, reader, notifier]) {
     for (const [label, v8] of Object.entries(FLAG_SETS)) {
-      await role(label, v8);
+      // The working folder takes the collector's buffer file
+      // (./data/collector-buffer.sqlite3, as under the systemd unit).
+      const cwd = await Deno.makeTempDir({ prefix: "homewire-bench-" });
+      try {
+        await role(label, v8, cwd);
+      } finally {
+        await Deno.remove(cwd, { recursive: true });
+      }
     }
   }
 }

@@ -78,9 +78,27 @@ function runtime(): string[] {
   return [qemu.path, "-L", SYSROOT, ARM64_DENO];
 }
 
-/** Starts `main.ts` under the emulator. */
-function startPi(args: string[], env: Record<string, string> = {}) {
-  return startMain(args, { runtime: runtime(), env });
+/**
+ * Starts `main.ts` under the emulator in `cwd`, a temporary folder the test removes
+ * (relative paths such as the collector's `./data/collector-buffer.sqlite3` land
+ * there, never in the repository).
+ */
+function startPi(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+) {
+  return startMain(args, { runtime: runtime(), env, cwd });
+}
+
+/** Runs `fn` with a new temporary folder, removed afterwards. */
+async function inTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir({ prefix: "homewire-aarch64-" });
+  try {
+    return await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 }
 
 /** Resolves with the exit code, or fails after `SLOW_MS` (the process is killed). */
@@ -133,120 +151,187 @@ Deno.test({
 Deno.test({
   name: "aarch64: the arm64 Deno prints the help of every role",
   ignore,
-  async fn() {
-    const main = startPi(["--help"]);
-    assert.equal(await exitedWithin(main), 0, main.stderr.join("\n"));
-    const help = main.stdout.join("\n");
-    assert.match(help, /^Usage: deno task start \[ROLE \[ARG\.\.\.\]\]\.\.\./m);
-    for (const role of ["collector", "reader", "messages", "notifier"]) {
-      assert.match(help, new RegExp(`^  ${role}\\b`, "m"), `${role} missing`);
-    }
-    assert.match(help, /PRESSURE_IIO_DEVICE/);
-  },
+  fn: () =>
+    inTempDir(async (dir) => {
+      const main = startPi(["--help"], dir);
+      assert.equal(await exitedWithin(main), 0, main.stderr.join("\n"));
+      const help = main.stdout.join("\n");
+      assert.match(
+        help,
+        /^Usage: deno task start \[ROLE \[ARG\.\.\.\]\]\.\.\./m,
+      );
+      for (const role of ["collector", "reader", "messages", "notifier"]) {
+        assert.match(help, new RegExp(`^  ${role}\\b`, "m"), `${role} missing`);
+      }
+      assert.match(help, /PRESSURE_IIO_DEVICE/);
+      assert.match(help, /TSDB_BUFFER_PATH/);
+    }),
 });
 
 Deno.test({
   name:
     "aarch64: reader loads noble's arm64 binding and ends with the no-adapter ERROR and 1",
   ignore: ignore || hasAdapter,
-  async fn() {
-    const reader = startPi(["reader", ADDRESS], {
-      LOG_LEVEL: "DEBUG",
-      READER_TIMEOUT_MS: "60000",
-    });
-    const mapped = mappedWhileRunning(reader, ARM64_BINDING);
-    assert.equal(await exitedWithin(reader), 1, reader.stderr.join("\n"));
-    // The emulator maps the guest's shared objects into its own address space.
-    assert.ok(
-      await mapped,
-      `${ARM64_BINDING} was never mapped; output:\n${reader.stderr.join("\n")}`,
-    );
-    assert.deepEqual(reader.stdout, []);
-    const output = reader.stderr.join("\n");
-    // "cannot load @stoprocent/noble: No native build was found ... arch=arm64" is
-    // what a missing arm64 prebuild looks like.
-    assert.doesNotMatch(output, /cannot load|native build|Cannot find module/i);
-    const errors = reader.stderr.filter((line) => line.includes("[ERROR]"));
-    assert.equal(errors.length, 1, output);
-    assert.match(
-      errors[0]!,
-      /^\d\d\/\d\d\/\d{4} \d\d:\d\d:\d\d \[ERROR\] Cannot read the thermometer AA:BB:CC:DD:EE:FF: Bluetooth is unavailable: no Bluetooth adapter found in \/sys\/class\/bluetooth \(adapter state "unsupported"\)$/,
-    );
-  },
+  fn: () =>
+    inTempDir(async (dir) => {
+      const reader = startPi(["reader", ADDRESS], dir, {
+        LOG_LEVEL: "DEBUG",
+        READER_TIMEOUT_MS: "60000",
+      });
+      const mapped = mappedWhileRunning(reader, ARM64_BINDING);
+      assert.equal(await exitedWithin(reader), 1, reader.stderr.join("\n"));
+      // The emulator maps the guest's shared objects into its own address space.
+      assert.ok(
+        await mapped,
+        `${ARM64_BINDING} was never mapped; output:\n${
+          reader.stderr.join("\n")
+        }`,
+      );
+      assert.deepEqual(reader.stdout, []);
+      const output = reader.stderr.join("\n");
+      // "cannot load @stoprocent/noble: No native build was found ... arch=arm64" is
+      // what a missing arm64 prebuild looks like.
+      assert.doesNotMatch(
+        output,
+        /cannot load|native build|Cannot find module/i,
+      );
+      const errors = reader.stderr.filter((line) => line.includes("[ERROR]"));
+      assert.equal(errors.length, 1, output);
+      assert.match(
+        errors[0]!,
+        /^\d\d\/\d\d\/\d{4} \d\d:\d\d:\d\d \[ERROR\] Cannot read the thermometer AA:BB:CC:DD:EE:FF: Bluetooth is unavailable: no Bluetooth adapter found in \/sys\/class\/bluetooth \(adapter state "unsupported"\)$/,
+      );
+    }),
 });
+
+/** The collector's settings for one `--once` run against `influx` into `database`. */
+function collectorEnv(
+  influxPort: number,
+  database: string,
+  weatherUrl: string,
+  pressure: Record<string, string>,
+): Record<string, string> {
+  return {
+    TSDB_HOST: "127.0.0.1",
+    TSDB_PORT: String(influxPort),
+    TSDB_DATABASE: database,
+    WEATHER_BASE_URL: weatherUrl,
+    WEATHER_API_KEY: "k3y-secret",
+    WEATHER_TIMEOUT_MS: "60000",
+    PRESSURE_SENSOR: "iio",
+    ...pressure,
+    // No Bluetooth adapter (or no such thermometer): the thermometer step fails
+    // after loading noble.
+    TEMPERATURE_SENSOR: ADDRESS,
+    TEMPERATURE_TIMEOUT_MS: "20000",
+  };
+}
 
 Deno.test({
   name:
-    "aarch64: collector --once reads a fake IIO device and the weather stand-in into InfluxDB",
+    "aarch64: collector --once reads a fake IIO device (by name and by full path) and the weather stand-in into InfluxDB",
   ignore: ignore || influxd.ignore,
-  async fn() {
-    const influx = await startInfluxd(influxd.path ?? "influxd");
-    const weather = startWeatherStandIn();
-    const iio = await makeFakeIio();
-    try {
-      await influx.query("CREATE DATABASE home");
-      const collector = startPi(["collector", "--once"], {
-        TSDB_HOST: "127.0.0.1",
-        TSDB_PORT: String(influx.port),
-        TSDB_DATABASE: "home",
-        // A setting of a durable buffer some builds have; unknown ones are ignored.
-        TSDB_BUFFER_PATH: ":memory:",
-        WEATHER_BASE_URL: weather.url,
-        WEATHER_API_KEY: "k3y-secret",
-        WEATHER_TIMEOUT_MS: "60000",
-        PRESSURE_SENSOR: "iio",
-        PRESSURE_IIO_ROOT: iio,
-        PRESSURE_IIO_DEVICE: "lps25h",
-        // No Bluetooth adapter (or no such thermometer): the thermometer step
-        // fails after loading noble.
-        TEMPERATURE_SENSOR: ADDRESS,
-        TEMPERATURE_TIMEOUT_MS: "20000",
-      });
-      const mapped = mappedWhileRunning(collector, ARM64_BINDING);
-      const code = await exitedWithin(collector);
-      assert.ok(await mapped, `${ARM64_BINDING} was never mapped`);
-      const output = collector.stderr.join("\n");
-      assert.equal(code, 0, output);
-      assert.ok(!output.includes("k3y-secret"), output);
-      assert.match(
-        output,
-        /\[INFO\] Pressure from IIO device iio:device0 \(lps25h\)$/m,
-      );
-      assert.match(
-        output,
-        /^\d\d\/\d\d\/\d{4} \d\d:\d\d:\d\d \[INFO\] Write \{"time":"[^"]+Z","measurement":"home_pressure","location":"in","fields":\{"value":1013\.25\}\}$/m,
-      );
-      assert.match(
-        output,
-        /\[ERROR\] Indoor step: no temperature reading: /,
-      );
-      assert.doesNotMatch(output, /cannot load|native build/i);
+  fn: () =>
+    inTempDir(async (dir) => {
+      const influx = await startInfluxd(influxd.path ?? "influxd");
+      const weathers = [startWeatherStandIn(), startWeatherStandIn()] as const;
+      const iio = await makeFakeIio();
+      try {
+        await influx.query("CREATE DATABASE home");
+        await influx.query("CREATE DATABASE home_path");
+        const byNameDir = `${dir}/by-name`;
+        const byPathDir = `${dir}/by-path`;
+        await Deno.mkdir(byNameDir);
+        await Deno.mkdir(byPathDir);
+        // Both at once: the emulator's start-up is most of the time.
+        const runs = [
+          // The driver's name under PRESSURE_IIO_ROOT, the buffer in memory.
+          startPi(
+            ["collector", "--once"],
+            byNameDir,
+            {
+              ...collectorEnv(influx.port, "home", weathers[0].url, {
+                PRESSURE_IIO_ROOT: iio,
+                PRESSURE_IIO_DEVICE: "lps25h",
+              }),
+              TSDB_BUFFER_PATH: ":memory:",
+            },
+          ),
+          // The device's full path, and the default durable buffer
+          // (./data/collector-buffer.sqlite3 on node:sqlite, here in the run's folder).
+          startPi(
+            ["collector", "--once"],
+            byPathDir,
+            collectorEnv(influx.port, "home_path", weathers[1].url, {
+              PRESSURE_IIO_DEVICE: `${iio}/iio:device0`,
+            }),
+          ),
+        ] as const;
+        const mapped = runs.map((run) =>
+          mappedWhileRunning(run, ARM64_BINDING)
+        );
+        const codes = await Promise.all(runs.map(exitedWithin));
+        for (const [i, run] of runs.entries()) {
+          const output = run.stderr.join("\n");
+          assert.equal(codes[i], 0, output);
+          assert.ok(await mapped[i], `${ARM64_BINDING} was never mapped`);
+          assert.ok(!output.includes("k3y-secret"), output);
+          assert.match(
+            output,
+            /\[INFO\] Pressure from IIO device iio:device0 \(lps25h\)$/m,
+          );
+          assert.match(
+            output,
+            /^\d\d\/\d\d\/\d{4} \d\d:\d\d:\d\d \[INFO\] Write \{"time":"[^"]+Z","measurement":"home_pressure","location":"in","fields":\{"value":1013\.25\}\}$/m,
+          );
+          assert.match(
+            output,
+            /\[ERROR\] Indoor step: no temperature reading: /,
+          );
+          assert.doesNotMatch(output, /cannot load|native build/i);
+        }
+        // The durable buffer is a node:sqlite file in the run's folder, nowhere else.
+        assert.ok(
+          (await Deno.stat(`${byPathDir}/data/collector-buffer.sqlite3`)).size >
+            0,
+        );
+        assert.deepEqual(await Array.fromAsync(Deno.readDir(byNameDir)), []);
 
-      const pressure = await influx.rows("home_pressure", "home");
-      assert.deepEqual(
-        pressure.map((p) => [p.location, p.value]).sort(),
-        [["in", 1013.25], ["out", CURRENT_REPLY.main.pressure]],
-      );
-      const temperature = await influx.rows("home_temperature", "home");
-      assert.deepEqual(
-        temperature.map((p) => [p.location, p.value]),
-        [["out", CURRENT_REPLY.main.temp]],
-      );
-      const forecast = await influx.select(
-        "SELECT count(temp) FROM home_weather_forecast",
-        "home",
-      );
-      assert.equal(forecast[0]?.count, 3);
-      assert.deepEqual(
-        weather.requests.map((r) => r.path).sort(),
-        ["/data/2.5/forecast", "/data/2.5/uvi", "/data/2.5/weather"],
-      );
-    } finally {
-      await weather.close();
-      await influx.stop();
-      await Deno.remove(iio, { recursive: true });
-    }
-  },
+        for (
+          const [database, weather] of [["home", weathers[0]], [
+            "home_path",
+            weathers[1],
+          ]] as const
+        ) {
+          const pressure = await influx.rows("home_pressure", database);
+          assert.deepEqual(
+            pressure.map((p) => [p.location, p.value]).sort(),
+            [["in", 1013.25], ["out", CURRENT_REPLY.main.pressure]],
+            database,
+          );
+          const temperature = await influx.rows("home_temperature", database);
+          assert.deepEqual(
+            temperature.map((p) => [p.location, p.value]),
+            [["out", CURRENT_REPLY.main.temp]],
+            database,
+          );
+          const forecast = await influx.select(
+            "SELECT count(temp) FROM home_weather_forecast",
+            database,
+          );
+          assert.equal(forecast[0]?.count, 3, database);
+          assert.deepEqual(
+            weather.requests.map((r) => r.path).sort(),
+            ["/data/2.5/forecast", "/data/2.5/uvi", "/data/2.5/weather"],
+            database,
+          );
+        }
+      } finally {
+        await Promise.all(weathers.map((weather) => weather.close()));
+        await influx.stop();
+        await Deno.remove(iio, { recursive: true });
+      }
+    }),
 });
 
 Deno.test({
@@ -265,7 +350,7 @@ Deno.test({
       new URL(`api/message/resource${id}`, `${base}/`);
     const auth = { Authorization: "Bearer pi-token" };
     try {
-      const first = startPi(["messages"], env);
+      const first = startPi(["messages"], dir, env);
       try {
         const base = await listeningUrlWithin(first, "messages");
         const created = await fetch(resource(base), {
@@ -297,7 +382,7 @@ Deno.test({
       }
       assert.ok((await Deno.stat(env.MESSAGES_DB)).size > 0);
 
-      const second = startPi(["messages"], env);
+      const second = startPi(["messages"], dir, env);
       try {
         const base = await listeningUrlWithin(second, "messages");
         const list = await fetch(resource(base));
@@ -332,32 +417,33 @@ Deno.test({
 Deno.test({
   name: "aarch64: the demo set answers /api/table",
   ignore,
-  async fn() {
-    const demo = startPi([], {
-      MESSAGES_DB: ":memory:",
-      MESSAGES_PORT: "0",
-      DATA_API_PORT: "0",
-      TABLE_PORT: "0",
-      TABLE_OPEN_BROWSER: "false",
-    });
-    try {
-      const banner = await demo.waitFor(/^Demo running: open /, SLOW_MS);
-      const page = /open (http:\/\/127\.0\.0\.1:\d+\/) \(Ctrl-C to stop\)$/
-        .exec(banner);
-      assert.ok(page, `no page URL in "${banner}"`);
-      const answer = await fetch(new URL("api/table", page[1]));
-      const body = await answer.text();
-      assert.equal(answer.status, 200, body);
-      const shown = JSON.parse(body);
-      assert.equal(shown.rows.length, 20);
-      assert.deepEqual([...shown.columns].sort(), ["email", "name", "phone"]);
-      const html = await fetch(page[1]!);
-      assert.equal(html.status, 200);
-      assert.match(await html.text(), /<html/i);
-    } finally {
-      assert.equal(await demo.stop("SIGTERM"), 0, demo.stderr.join("\n"));
-    }
-  },
+  fn: () =>
+    inTempDir(async (dir) => {
+      const demo = startPi([], dir, {
+        MESSAGES_DB: ":memory:",
+        MESSAGES_PORT: "0",
+        DATA_API_PORT: "0",
+        TABLE_PORT: "0",
+        TABLE_OPEN_BROWSER: "false",
+      });
+      try {
+        const banner = await demo.waitFor(/^Demo running: open /, SLOW_MS);
+        const page = /open (http:\/\/127\.0\.0\.1:\d+\/) \(Ctrl-C to stop\)$/
+          .exec(banner);
+        assert.ok(page, `no page URL in "${banner}"`);
+        const answer = await fetch(new URL("api/table", page[1]));
+        const body = await answer.text();
+        assert.equal(answer.status, 200, body);
+        const shown = JSON.parse(body);
+        assert.equal(shown.rows.length, 20);
+        assert.deepEqual([...shown.columns].sort(), ["email", "name", "phone"]);
+        const html = await fetch(page[1]!);
+        assert.equal(html.status, 200);
+        assert.match(await html.text(), /<html/i);
+      } finally {
+        assert.equal(await demo.stop("SIGTERM"), 0, demo.stderr.join("\n"));
+      }
+    }),
 });
 
 /** noble's Bluetooth binding for arm64, as its loader picks it. */

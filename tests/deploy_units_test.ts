@@ -2,13 +2,57 @@
  * The systemd unit templates in `deploy/`: `systemd-analyze verify` finds nothing wrong
  * with them but the missing program (this machine has no /usr/local/bin/homewire or
  * /usr/local/bin/deno), and the Deno unit runs `deno run` with the flags of
- * `deno task start` and the binary unit's service settings.
+ * `deno task start` and the binary unit's service settings; that command serves a role
+ * as the unit runs it, from a project folder its user cannot write, with an empty
+ * DENO_DIR and the npm registry unreachable.
  */
 import assert from "node:assert/strict";
-import { requireBinary } from "./_helpers.ts";
+import {
+  freePort,
+  listeningUrl,
+  requireBinary,
+  startMain,
+} from "./_helpers.ts";
 
 const DEPLOY = new URL("../deploy/", import.meta.url);
+const ROOT = new URL("..", import.meta.url).pathname;
 const analyze = requireBinary("systemd-analyze");
+/**
+ * The unit's user stands in as nobody; only root can switch to it. `setpriv` execs
+ * the command itself (no supervising parent, unlike runuser), so SIGTERM reaches
+ * Deno as systemd sends it.
+ */
+const NOBODY = 65534;
+const AS_NOBODY = [
+  `--reuid=${NOBODY}`,
+  `--regid=${NOBODY}`,
+  "--clear-groups",
+  "--",
+];
+const setpriv = requireBinary("setpriv");
+const unitUserReason = Deno.uid() !== 0
+  ? "it runs as root, to start the role as nobody"
+  : setpriv.ignore
+  ? "setpriv is missing"
+  : !(await asNobody(["test", "-r", `${ROOT}main.ts`]))
+  ? `nobody cannot read the project in ${ROOT}`
+  : undefined;
+if (unitUserReason) {
+  console.warn(
+    `Skipping the read-only project check of the Deno unit: ${unitUserReason}`,
+  );
+}
+
+/** Whether `command` succeeds as the user nobody. */
+async function asNobody(command: string[]): Promise<boolean> {
+  const { success } = await new Deno.Command("setpriv", {
+    args: [...AS_NOBODY, ...command],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  return success;
+}
 
 /** The unit templates, by file name. */
 async function units(): Promise<Map<string, string>> {
@@ -126,4 +170,59 @@ Deno.test("the Deno unit keeps every service setting of the binary unit", async 
     "Environment=DENO_NO_UPDATE_CHECK=1",
     "ExecStart=/usr/local/bin/deno run -A --unstable-cron --config=/opt/homewire/deno.json /opt/homewire/main.ts %i",
   ]);
+});
+
+Deno.test({
+  name:
+    "the Deno unit's command serves a role from a read-only project folder with the npm registry unreachable",
+  ignore: unitUserReason !== undefined,
+  async fn() {
+    // As under the unit: the project (here, this folder and its node_modules) is
+    // not writable by the role's user, the working folder and DENO_DIR are empty
+    // and its own, and the npm registry does not answer.
+    assert.equal(await asNobody(["test", "-w", `${ROOT}node_modules`]), false);
+    const dir = await Deno.makeTempDir({ prefix: "homewire-unit-" });
+    try {
+      const state = `${dir}/state`;
+      const cache = `${dir}/cache`;
+      for (const folder of [dir, state, cache]) {
+        await Deno.mkdir(folder, { recursive: true });
+        await Deno.chown(folder, NOBODY, NOBODY);
+      }
+      const messages = startMain(["messages"], {
+        runtime: [setpriv.path!, ...AS_NOBODY, Deno.execPath()],
+        cwd: state,
+        env: {
+          HOME: state,
+          DENO_DIR: cache,
+          DENO_NO_UPDATE_CHECK: "1",
+          NPM_CONFIG_REGISTRY: `http://127.0.0.1:${freePort()}/`,
+          MESSAGES_HOST: "127.0.0.1",
+          MESSAGES_PORT: "0",
+        },
+      });
+      try {
+        const base = await messages.waitFor(
+          /messages listening on http:\/\//,
+          60_000,
+        ).then(() => listeningUrl(messages, "messages"));
+        const created = await fetch(`${base}/api/message/resource`, {
+          method: "POST",
+          body: JSON.stringify({ author: "unit", message: "read-only" }),
+        });
+        assert.equal(created.status, 201, await created.text());
+      } finally {
+        assert.equal(
+          await messages.stop("SIGTERM"),
+          0,
+          messages.stderr.join("\n"),
+        );
+      }
+      // MESSAGES_DB's default, relative to the working folder as under the unit.
+      assert.ok((await Deno.stat(`${state}/data/messages.sqlite3`)).isFile);
+      assert.doesNotMatch(messages.stderr.join("\n"), /error:|denied/i);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });

@@ -243,6 +243,50 @@ async function runCases(t: Deno.TestContext, base: string) {
       message: "Put",
     });
   });
+
+  await t.step(
+    "case folding is the same on both stores: every sigma, dotted I",
+    async () => {
+      for (const [author, message] of [["İstanbul", "ΣΊΣΥΦΟΣ rolls"]]) {
+        const response = await fetch(base, {
+          method: "POST",
+          body: JSON.stringify({ author, message }),
+        });
+        assert.equal(response.status, 201);
+        await response.body?.cancel();
+      }
+      for (
+        const query of [
+          "q=%CE%A3%CE%8A%CE%A3",
+          "q=%CF%83%CE%AF%CF%83%CF%85%CF%86%CE%BF%CF%82",
+          "message_like=%CE%A3%CE%8A%CE%A3%CE%A5%CE%A6%CE%9F%CE%A3",
+          "q=istanbul",
+          "author_like=%C4%B0ST",
+        ]
+      ) {
+        const { response, json } = await get(`${base}?${query}`);
+        assert.equal(response.status, 200, query);
+        assert.deepEqual(json().map((r: { id: number }) => r.id), [13], query);
+      }
+    },
+  );
+
+  await t.step("a text filter holding NUL: 400 naming it", async () => {
+    for (const name of ["q", "author", "message_ne", "author_like"]) {
+      const { response, json } = await get(`${base}?${name}=a%00`);
+      assert.equal(response.status, 400, name);
+      assert.match(json().message, new RegExp(`^Invalid ${name} "`), name);
+    }
+  });
+
+  await t.step("an empty _start…_end window: no NaN, no next", async () => {
+    const { response, json } = await get(`${base}?_start=3&_end=3`);
+    assert.equal(response.status, 200);
+    assert.deepEqual(json(), []);
+    const link = response.headers.get("link") ?? "";
+    assert.ok(!link.includes("NaN"), link);
+    assert.equal(links(link).next, undefined, link);
+  });
 }
 
 Deno.test("messages list queries through main.ts on SQLite", async (t) => {

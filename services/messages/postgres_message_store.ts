@@ -8,6 +8,7 @@ import postgres from "postgres";
 import type { MessageQuery } from "./list_query.ts";
 import { type SqlDialect, sqlQuery } from "./_sql_query.ts";
 import { scrub } from "./_database_url.ts";
+import { postgresFold } from "./_fold_case.ts";
 import {
   type Message,
   MessageIdsExhaustedError,
@@ -79,10 +80,11 @@ const MISSING = `SELECT ${
   SETUP.map(([existing], i) => `${existing} IS NULL AS "${i}"`).join(", ")
 }`;
 
-/** PostgreSQL's SQL: text compares in the "C" collation (code points). */
+/** PostgreSQL's SQL: text compares in the "C" collation (code points), folds as `foldCase`. */
 const POSTGRES: SqlDialect = {
   placeholder: (n) => `$${n}`,
-  contains: (column, needle) => `strpos(lower(${column}), ${needle}) > 0`,
+  contains: (column, needle) =>
+    `strpos(${postgresFold(column)}, ${needle}) > 0`,
   sortKey: (column) => `${column} COLLATE "C"`,
 };
 

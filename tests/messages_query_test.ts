@@ -364,3 +364,29 @@ Deno.test("messages on one SQLite file: a write through one process changes the 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("messages: a list query whose Host header makes no URL answers 400, not 500", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "messages-query-" });
+  const { main, base } = await startMessages({
+    MESSAGES_DB: `${dir}/m.sqlite3`,
+  });
+  try {
+    const { port } = new URL(base);
+    for (const host of ["a b", "[::1", "h:99999"]) {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port: +port });
+      await conn.write(
+        new TextEncoder().encode(
+          `GET ${PATH}?_page=1 HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+      const reply = await new Response(conn.readable).text();
+      assert.match(reply, /^HTTP\/1\.1 400 /, `${host}: ${reply}`);
+      assert.match(reply, /"Invalid Host header \\"/, reply);
+    }
+  } finally {
+    assert.equal(await main.stop(), 0);
+    await Deno.remove(dir, { recursive: true });
+  }
+  const output = [...main.stdout, ...main.stderr].join("\n");
+  assert.doesNotMatch(output, /\[ERROR\]/, output);
+});

@@ -231,10 +231,11 @@ function parseFilter(params: URLSearchParams): MessageFilter {
   assign(filter, "messageNot", texts("message_ne"));
   assign(filter, "authorLike", needles("author_like"));
   assign(filter, "messageLike", needles("message_like"));
+  // Repeated, as json-server reads it, any bound will do: the loosest one.
   const min = ids("id_gte");
   const max = ids("id_lte");
-  if (min) filter.idMin = Math.max(...min);
-  if (max) filter.idMax = Math.min(...max);
+  if (min) filter.idMin = Math.min(...min);
+  if (max) filter.idMax = Math.max(...max);
   const q = params.get("q");
   if (q !== null && q !== "") filter.q = foldCase(text("q", q));
   return filter;

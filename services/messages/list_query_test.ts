@@ -109,6 +109,13 @@ Deno.test("parseListQuery() reads the filters", async (t) => {
       },
     );
   });
+  await t.step(
+    "id_gte and id_lte repeated: any of them, as json-server",
+    () => {
+      const { filter } = parse("id_gte=5&id_gte=2&id_lte=7&id_lte=9").query;
+      assert.deepEqual([filter.idMin, filter.idMax], [2, 9]);
+    },
+  );
   await t.step("empty q and _like match everything", () => {
     assert.deepEqual(parse("q=&author_like=").query.filter, {});
   });

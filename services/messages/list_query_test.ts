@@ -166,5 +166,5 @@ Deno.test("parseListQuery() folds needles as foldCase does, sigma and dotted I i
   const { filter } = parse("q=%CE%A3%CE%8A%CE%A3&author_like=%C4%B0STANBUL")
     .query;
   assert.equal(filter.q, "σίσ", String(filter.q));
-  assert.deepEqual(filter.authorLike, ["istanbul"]);
+  assert.deepEqual(filter.authorLike, ["i\u0307stanbul"]);
 });

@@ -126,7 +126,7 @@ export class MessageStoreBusyError extends MessageStoreUnavailableError {
 export class MessageIdsExhaustedError extends Error {
   constructor() {
     super(
-      `No message id is left: the highest id has reached ${Number.MAX_SAFE_INTEGER}, the largest JSON clients read exactly; delete or renumber the records with the highest ids (with the sqlite3 shell: ids past it cannot be named through the API)`,
+      `No message id is left: the highest id has reached ${Number.MAX_SAFE_INTEGER}, the largest JSON clients read exactly; delete or renumber the records with the highest ids (with the sqlite3 shell or psql: ids past it cannot be named through the API)`,
     );
     this.name = "MessageIdsExhaustedError";
   }

@@ -10,6 +10,7 @@ import { type SqlDialect, sqlQuery } from "./_sql_query.ts";
 import { scrub } from "./_database_url.ts";
 import { postgresFold } from "./_fold_case.ts";
 import { CHANNEL, setUpSchema } from "./_postgres_schema.ts";
+import { createPrepareBudget } from "./_prepare_budget.ts";
 import {
   type Message,
   MessageIdsExhaustedError,
@@ -141,6 +142,8 @@ export async function openPostgresMessageStore(
       );
     }
   };
+  // As many query shapes are prepared as SQLite keeps statements for them.
+  const shouldPrepare = createPrepareBudget(100);
   const wrote = <T>(value: T) => {
     changes++;
     return value;
@@ -156,15 +159,16 @@ export async function openPostgresMessageStore(
         const { where, orderBy, params } = sqlQuery(asked, POSTGRES);
         const n = params.length;
         // One statement: the count and the page come from one snapshot.
-        const rows = await sql.unsafe(
-          `SELECT t.total, p.id, p.author, p.message
+        const text = `SELECT t.total, p.id, p.author, p.message
            FROM (SELECT count(*) AS total FROM messages ${where}) t
            LEFT JOIN LATERAL (
              SELECT id, author, message FROM messages ${where} ${orderBy}
              LIMIT $${n + 1} OFFSET $${n + 2}
-           ) p ON true`,
+           ) p ON true`;
+        const rows = await sql.unsafe(
+          text,
           [...params, asked.limit ?? null, asked.offset],
-          { prepare: true },
+          { prepare: shouldPrepare(text) },
         );
         const total = Number(rows[0]?.total ?? 0);
         const records = rows.filter((r) => r.id !== null).map(row);

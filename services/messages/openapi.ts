@@ -214,11 +214,18 @@ export function messagesOpenApi(): Record<string, unknown> {
                     'With a query string: first, prev, next and last pages (rel="...")',
                   schema: { type: "string" },
                 },
+                "Access-Control-Expose-Headers": {
+                  description:
+                    "With a query string: X-Total-Count, Link, ETag, for a browser's script",
+                  schema: { type: "string" },
+                },
               },
               content: json({ type: "array", items: ref("Message") }),
             },
             "304": notModified,
-            "400": error("A known query parameter is malformed (named)"),
+            "400": error(
+              "A known query parameter is malformed (named), or a query's Host header makes no URL for its Link",
+            ),
             "503": errors.unavailable,
           },
         },

@@ -394,3 +394,39 @@ Deno.test("messages: a list query whose Host header makes no URL answers 400, no
   const output = [...main.stdout, ...main.stderr].join("\n");
   assert.doesNotMatch(output, /\[ERROR\]/, output);
 });
+
+Deno.test({
+  name: "messages on a PostgreSQL database that is not UTF-8 still searches",
+  ignore: postgres.ignore,
+  async fn() {
+    assert.ok(postgres.bin, "PostgreSQL is required when CI=true");
+    const pg = await startPostgres(postgres.bin);
+    try {
+      await pg.psql(
+        `CREATE DATABASE latin ENCODING 'LATIN1' LC_CTYPE 'C' LC_COLLATE 'C' TEMPLATE template0`,
+      );
+      const { main, base } = await startMessages({
+        MESSAGES_DB: pg.url("latin"),
+      });
+      try {
+        const created = await fetch(base, {
+          method: "POST",
+          body: JSON.stringify({ author: "Ädä", message: "Hello there" }),
+        });
+        assert.equal(created.status, 201);
+        await created.body?.cancel();
+        for (
+          const query of ["q=HELLO", "author_like=d", "message_like=there"]
+        ) {
+          const { response, json } = await get(`${base}?${query}`);
+          assert.equal(response.status, 200, query);
+          assert.deepEqual(json().map((r: { id: number }) => r.id), [1], query);
+        }
+      } finally {
+        assert.equal(await main.stop(), 0);
+      }
+    } finally {
+      await pg.stop();
+    }
+  },
+});

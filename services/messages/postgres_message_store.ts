@@ -20,13 +20,21 @@ import {
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
 
-/** PostgreSQL's SQL: text compares in the "C" collation (code points), folds as `foldCase`. */
-const POSTGRES: SqlDialect = {
-  placeholder: (n) => `$${n}`,
-  contains: (column, needle) =>
-    `strpos(${postgresFold(column)}, ${needle}) > 0`,
-  sortKey: (column) => `${column} COLLATE "C"`,
-};
+/**
+ * PostgreSQL's SQL: text compares in the "C" collation (code points) and folds as
+ * `foldCase` in a UTF-8 database (in another, only `lower()`: `ς` and `İ` have no
+ * place in it, and naming them fails every search).
+ */
+function postgresDialect(utf8: boolean): SqlDialect {
+  return {
+    placeholder: (n) => `$${n}`,
+    contains: (column, needle) =>
+      `strpos(${
+        utf8 ? postgresFold(column) : `lower(${column})`
+      }, ${needle}) > 0`,
+    sortKey: (column) => `${column} COLLATE "C"`,
+  };
+}
 
 /** Options of {@linkcode openPostgresMessageStore}. */
 export interface PostgresMessageStoreOptions {
@@ -82,8 +90,14 @@ export async function openPostgresMessageStore(
     idle_timeout: 60,
   });
   const timeoutMs = options.timeoutMs ?? 10_000;
+  let dialect: SqlDialect;
   try {
-    await withDeadline(() => setUpSchema(sql), timeoutMs);
+    const encoding = await withDeadline(async () => {
+      await setUpSchema(sql);
+      const [row] = await sql`SHOW server_encoding`;
+      return row?.server_encoding;
+    }, timeoutMs);
+    dialect = postgresDialect(encoding === "UTF8");
   } catch (error) {
     await sql.end({ timeout: 0 });
     throw new Error(
@@ -156,7 +170,7 @@ export async function openPostgresMessageStore(
       ),
     query: (asked: MessageQuery) =>
       run(async () => {
-        const { where, orderBy, params } = sqlQuery(asked, POSTGRES);
+        const { where, orderBy, params } = sqlQuery(asked, dialect);
         const n = params.length;
         // One statement: the count and the page come from one snapshot.
         const text = `SELECT t.total, p.id, p.author, p.message

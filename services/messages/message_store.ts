@@ -85,6 +85,8 @@ export interface MessageStore {
  */
 export class MessageStoreUnavailableError extends Error {
   /**
+   * Makes the error of a call the database could not answer.
+   *
    * @param message What the client reads (no secret, no address).
    * @param options `cause`: the error of the database driver.
    */
@@ -111,7 +113,11 @@ export class MessageStoreUnavailableError extends Error {
  * ```
  */
 export class MessageStoreBusyError extends MessageStoreUnavailableError {
-  /** @param options `cause`: the error of the database driver. */
+  /**
+   * Makes the error of a call that found the database locked.
+   *
+   * @param options `cause`: the error of the database driver.
+   */
   constructor(options?: ErrorOptions) {
     super("Database busy: locked by another writer", options);
     this.name = "MessageStoreBusyError";

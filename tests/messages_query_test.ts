@@ -243,6 +243,54 @@ async function runCases(t: Deno.TestContext, base: string) {
       message: "Put",
     });
   });
+
+  await t.step(
+    "case folding is the same on both stores: every sigma, dotted I as i̇",
+    async () => {
+      for (const [author, message] of [["İstanbul", "ΣΊΣΥΦΟΣ rolls"]]) {
+        const response = await fetch(base, {
+          method: "POST",
+          body: JSON.stringify({ author, message }),
+        });
+        assert.equal(response.status, 201);
+        await response.body?.cancel();
+      }
+      for (
+        const query of [
+          "q=%CE%A3%CE%8A%CE%A3",
+          "q=%CF%83%CE%AF%CF%83%CF%85%CF%86%CE%BF%CF%82",
+          "message_like=%CE%A3%CE%8A%CE%A3%CE%A5%CE%A6%CE%9F%CE%A3",
+          "q=i%CC%87stanbul",
+          "author_like=%C4%B0ST",
+          "author_like=%C4%B0",
+        ]
+      ) {
+        const { response, json } = await get(`${base}?${query}`);
+        assert.equal(response.status, 200, query);
+        assert.deepEqual(json().map((r: { id: number }) => r.id), [13], query);
+      }
+      // İ folds to i̇ as toLowerCase() has it (json-server's q), not to a plain i.
+      const plain = await get(`${base}?q=istanbul`);
+      assert.deepEqual(plain.json(), []);
+    },
+  );
+
+  await t.step("a text filter holding NUL: 400 naming it", async () => {
+    for (const name of ["q", "author", "message_ne", "author_like"]) {
+      const { response, json } = await get(`${base}?${name}=a%00`);
+      assert.equal(response.status, 400, name);
+      assert.match(json().message, new RegExp(`^Invalid ${name} "`), name);
+    }
+  });
+
+  await t.step("an empty _start…_end window: no NaN, no next", async () => {
+    const { response, json } = await get(`${base}?_start=3&_end=3`);
+    assert.equal(response.status, 200);
+    assert.deepEqual(json(), []);
+    const link = response.headers.get("link") ?? "";
+    assert.ok(!link.includes("NaN"), link);
+    assert.equal(links(link).next, undefined, link);
+  });
 }
 
 Deno.test("messages list queries through main.ts on SQLite", async (t) => {
@@ -319,4 +367,66 @@ Deno.test("messages on one SQLite file: a write through one process changes the 
     assert.equal(await b.main.stop(), 0);
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("messages: a list query whose Host header makes no URL answers 400, not 500", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "messages-query-" });
+  const { main, base } = await startMessages({
+    MESSAGES_DB: `${dir}/m.sqlite3`,
+  });
+  try {
+    const { port } = new URL(base);
+    for (const host of ["a b", "[::1", "h:99999"]) {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port: +port });
+      await conn.write(
+        new TextEncoder().encode(
+          `GET ${PATH}?_page=1 HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+      const reply = await new Response(conn.readable).text();
+      assert.match(reply, /^HTTP\/1\.1 400 /, `${host}: ${reply}`);
+      assert.match(reply, /"Invalid Host header \\"/, reply);
+    }
+  } finally {
+    assert.equal(await main.stop(), 0);
+    await Deno.remove(dir, { recursive: true });
+  }
+  const output = [...main.stdout, ...main.stderr].join("\n");
+  assert.doesNotMatch(output, /\[ERROR\]/, output);
+});
+
+Deno.test({
+  name: "messages on a PostgreSQL database that is not UTF-8 still searches",
+  ignore: postgres.ignore,
+  async fn() {
+    assert.ok(postgres.bin, "PostgreSQL is required when CI=true");
+    const pg = await startPostgres(postgres.bin);
+    try {
+      await pg.psql(
+        `CREATE DATABASE latin ENCODING 'LATIN1' LC_CTYPE 'C' LC_COLLATE 'C' TEMPLATE template0`,
+      );
+      const { main, base } = await startMessages({
+        MESSAGES_DB: pg.url("latin"),
+      });
+      try {
+        const created = await fetch(base, {
+          method: "POST",
+          body: JSON.stringify({ author: "Ädä", message: "Hello there" }),
+        });
+        assert.equal(created.status, 201);
+        await created.body?.cancel();
+        for (
+          const query of ["q=HELLO", "author_like=d", "message_like=there"]
+        ) {
+          const { response, json } = await get(`${base}?${query}`);
+          assert.equal(response.status, 200, query);
+          assert.deepEqual(json().map((r: { id: number }) => r.id), [1], query);
+        }
+      } finally {
+        assert.equal(await main.stop(), 0);
+      }
+    } finally {
+      await pg.stop();
+    }
+  },
 });

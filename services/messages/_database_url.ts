@@ -5,19 +5,26 @@
  * @module
  */
 
-/** `text` with the password of `url` replaced by `***`, encoded or not. */
+/**
+ * `text` with the password of `url` replaced by `***`, encoded or not, and `url`
+ * itself by {@linkcode maskPassword}'s form (a driver that cannot parse the URL
+ * names it whole).
+ */
 export function scrub(text: string, url: string): string {
-  const password = passwordOf(url);
-  if (password === "") return text;
-  let clean = text;
-  for (const form of new Set([password, safeDecode(password)])) {
-    if (form !== "") clean = clean.replaceAll(form, "***");
+  let clean = text.replaceAll(url, maskPassword(url));
+  for (const password of [passwordOf(url, false), passwordOf(url, true)]) {
+    for (const form of [password, safeDecode(password)]) {
+      if (form !== "") clean = clean.replaceAll(form, "***");
+    }
   }
   return clean;
 }
 
 /**
  * `url` with its password replaced by `***`, to be named in a log line or error.
+ * A password holding an unescaped `?`, `#`, `/` or `@` is masked whole too: the
+ * mask runs to the last `@`, and so hides more than the password when the query
+ * string holds an `@`.
  *
  * @example
  * ```ts
@@ -25,27 +32,32 @@ export function scrub(text: string, url: string): string {
  * ```
  */
 export function maskPassword(url: string): string {
-  const found = userInfo(url);
+  const found = userInfo(url, true);
   if (found === undefined || found.password === "") return url;
   return `${url.slice(0, found.passwordStart)}***${url.slice(found.at)}`;
 }
 
-function passwordOf(url: string): string {
-  return userInfo(url)?.password ?? "";
+function passwordOf(url: string, widest: boolean): string {
+  return userInfo(url, widest)?.password ?? "";
 }
 
 /**
- * Where the password of `scheme://user:password@host/…` lies: between the first
- * colon after `//` and the last `@` before the query string (a password may hold
- * unescaped `:` or `@`).
+ * Where the password of `scheme://user:password@host/…` lies: from the first colon
+ * after `//` to the last `@` before the query string, or, `widest`, to the last `@`
+ * of all (a password may hold unescaped `:`, `@`, `?`, `/`: the widest reading
+ * holds it whatever it holds).
  */
 function userInfo(
   url: string,
+  widest: boolean,
 ): { password: string; passwordStart: number; at: number } | undefined {
   const slashes = url.indexOf("//");
   if (slashes < 0) return undefined;
   const query = url.indexOf("?");
-  const at = url.lastIndexOf("@", query < 0 ? url.length : query);
+  const at = url.lastIndexOf(
+    "@",
+    widest || query < 0 ? url.length : query,
+  );
   if (at < slashes) return undefined;
   const colon = url.indexOf(":", slashes);
   if (colon < 0 || colon > at) return undefined;

@@ -14,6 +14,22 @@ Deno.test("maskPassword() replaces the password of a URL with ***", () => {
   assert.equal(maskPassword("./data/m.sqlite3"), "./data/m.sqlite3");
 });
 
+Deno.test("maskPassword() hides a password holding an unescaped ?, # or /", () => {
+  for (const password of ["se?cret", "se#cret", "se/cret", "p@ss?w/rd"]) {
+    const masked = maskPassword(`postgres://app:${password}@db:5432/app`);
+    assert.equal(masked, "postgres://app:***@db:5432/app", masked);
+  }
+  const withAt = maskPassword("postgres://app:se?cret@db/app?x=a@b");
+  assert.ok(!withAt.includes("se?cret") && !withAt.includes("cret"), withAt);
+});
+
+Deno.test("scrub() hides a URL the driver names whole, whatever its password holds", () => {
+  const url = "postgres://app:se?cret@db:5432/app";
+  const text = scrub(`Invalid URL: '${url}'`, url);
+  assert.ok(!text.includes("cret"), text);
+  assert.equal(text, "Invalid URL: 'postgres://app:***@db:5432/app'");
+});
+
 Deno.test("scrub() removes the password, encoded or not, from a text", () => {
   const url = "postgres://app:p%40ss@db/app";
   assert.equal(

@@ -31,6 +31,24 @@ Deno.test("createJsonCache() does not keep missing values and starts over when f
   assert.equal(renders, 4);
 });
 
+Deno.test("createJsonCache() starts over past maxChars of text, keeping one larger answer alone", () => {
+  let renders = 0;
+  const cache = createJsonCache(() => 0, 100, 10);
+  const get = (key: number, body: string) =>
+    cache.get(key, () => (renders++, { body }));
+  get(1, "abc"); // 5 characters with the quotes
+  get(2, "def"); // 10: still within
+  get(1, "abc");
+  get(2, "def");
+  assert.equal(renders, 2, String(renders));
+  get(3, "ghi"); // 15 > 10: starts over, keeps 3
+  get(1, "abc");
+  assert.equal(renders, 4, String(renders));
+  get(4, "a long answer past the bound");
+  get(4, "a long answer past the bound");
+  assert.equal(renders, 5, String(renders));
+});
+
 Deno.test("createJsonCache() keeps the UTF-8 length, the tag and the headers", () => {
   const cache = createJsonCache(() => 0);
   const entry = cache.get("k", () => ({ body: "é€", headers: { "x-a": "1" } }));

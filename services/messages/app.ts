@@ -105,12 +105,13 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   const renderList = () => then(store.list(), (body) => ({ body }));
   // A list query is cached by its whole URL (its Link header names it).
   const renderQuery = (url: string) => {
-    const { query, paging } = parseListQuery(new URL(url).searchParams);
+    const target = requestUrl(url);
+    const { query, paging } = parseListQuery(target.searchParams);
     return then(store.query(query), ({ total, records }) => ({
       body: records,
       headers: {
         "x-total-count": String(total),
-        link: pageLinks(new URL(url), paging, total),
+        link: pageLinks(target, paging, total),
         "access-control-expose-headers": EXPOSED_HEADERS,
       },
     }));
@@ -249,6 +250,23 @@ async function createRecord(
     log.error(`create answered 507: ${error.message}`);
     throw new HTTPException(507, { message: error.message, cause: error });
   }
+}
+
+/**
+ * The request's URL, which the `Link` header names; 400 when its `Host` header
+ * makes none (`a b`, `[::1`), as RFC 9112 asks of an invalid `Host`.
+ */
+function requestUrl(url: string): URL {
+  const parsed = URL.parse(url);
+  if (parsed === null) {
+    const host = /^[a-z]+:\/\/([^/]*)/i.exec(url)?.[1] ?? url;
+    throw new HTTPException(400, {
+      message: `Invalid Host header "${
+        preview(host)
+      }": expected a host name or address, with an optional port`,
+    });
+  }
+  return parsed;
 }
 
 function idOf(c: Context): number {

@@ -6,6 +6,7 @@
  */
 import { HTTPException } from "hono/http-exception";
 import { preview } from "../../lib/preview.ts";
+import { foldCase } from "./_fold_case.ts";
 
 /** A field the list can be sorted and filtered by. */
 export type MessageField = "id" | "author" | "message";
@@ -21,7 +22,8 @@ export interface SortKey {
 /**
  * Which records a list query matches; every condition given must hold. Text
  * comparisons are exact (`author`, `message`, `authorNot`) or case-insensitive
- * substrings (`authorLike`, `messageLike`, `q`: the needle is already lower case).
+ * substrings (`authorLike`, `messageLike`, `q`: the needle is already folded by
+ * `foldCase`).
  */
 export interface MessageFilter {
   /** Any of these ids. */
@@ -36,15 +38,15 @@ export interface MessageFilter {
   authorNot?: string[];
   /** None of these messages. */
   messageNot?: string[];
-  /** The author holds any of these lower-case texts, ignoring case. */
+  /** The author holds any of these folded texts, ignoring case. */
   authorLike?: string[];
-  /** The message holds any of these lower-case texts, ignoring case. */
+  /** The message holds any of these folded texts, ignoring case. */
   messageLike?: string[];
   /** Id at least this. */
   idMin?: number;
   /** Id at most this. */
   idMax?: number;
-  /** The author or the message holds this lower-case text, ignoring case. */
+  /** The author or the message holds this folded text, ignoring case. */
   q?: string;
 }
 
@@ -117,9 +119,13 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
 function paging(
   params: URLSearchParams,
 ): { window: { offset: number; limit: number | undefined }; paging: Paging } {
-  const sizeParam = params.has("_limit") ? "_limit" : "_per_page";
-  const size = optionalInteger(params, sizeParam, 1, MAX_PAGE_SIZE);
+  // Every paging parameter is checked, also one the form asked leaves unused.
+  const limit = optionalInteger(params, "_limit", 1, MAX_PAGE_SIZE);
+  const perPage = optionalInteger(params, "_per_page", 1, MAX_PAGE_SIZE);
+  const size = limit ?? perPage;
   const page = optionalInteger(params, "_page", 1, MAX_ID);
+  const start = optionalInteger(params, "_start", 0, MAX_ID);
+  const end = optionalInteger(params, "_end", 0, MAX_ID);
   if (page !== undefined) {
     const pageSize = size ?? DEFAULT_PAGE_SIZE;
     return {
@@ -127,8 +133,6 @@ function paging(
       paging: { kind: "page", page, size: pageSize },
     };
   }
-  const start = optionalInteger(params, "_start", 0, MAX_ID);
-  const end = optionalInteger(params, "_end", 0, MAX_ID);
   if (end !== undefined) {
     const from = start ?? 0;
     if (end < from) {
@@ -211,14 +215,13 @@ function parseFilter(params: URLSearchParams): MessageFilter {
     });
   };
   const texts = (name: string) => {
-    const values = params.getAll(name);
+    const values = params.getAll(name).map((value) => text(name, value));
     return values.length === 0 ? undefined : values;
   };
   const needles = (name: string) => {
-    const values = params.getAll(name).filter((value) => value !== "");
-    return values.length === 0
-      ? undefined
-      : values.map((value) => value.toLowerCase());
+    const values = params.getAll(name).map((value) => text(name, value))
+      .filter((value) => value !== "");
+    return values.length === 0 ? undefined : values.map(foldCase);
   };
   assign(filter, "id", ids("id"));
   assign(filter, "author", texts("author"));
@@ -228,12 +231,13 @@ function parseFilter(params: URLSearchParams): MessageFilter {
   assign(filter, "messageNot", texts("message_ne"));
   assign(filter, "authorLike", needles("author_like"));
   assign(filter, "messageLike", needles("message_like"));
+  // Repeated, as json-server reads it, any bound will do: the loosest one.
   const min = ids("id_gte");
   const max = ids("id_lte");
-  if (min) filter.idMin = Math.max(...min);
-  if (max) filter.idMax = Math.min(...max);
+  if (min) filter.idMin = Math.min(...min);
+  if (max) filter.idMax = Math.max(...max);
   const q = params.get("q");
-  if (q !== null && q !== "") filter.q = q.toLowerCase();
+  if (q !== null && q !== "") filter.q = foldCase(text("q", q));
   return filter;
 }
 
@@ -258,6 +262,17 @@ function optionalInteger(
     throw invalid(name, value, `expected an integer from ${min} to ${max}`);
   }
   return number;
+}
+
+/**
+ * `value`, refused when it holds a NUL character: no record can (bodies with one are
+ * refused), and PostgreSQL cannot even compare it.
+ */
+function text(name: string, value: string): string {
+  if (value.includes("\0")) {
+    throw invalid(name, value, "expected text without a NUL character");
+  }
+  return value;
 }
 
 /** A decimal integer within ±(2^53 − 1), or `undefined`. */

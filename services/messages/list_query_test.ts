@@ -109,6 +109,13 @@ Deno.test("parseListQuery() reads the filters", async (t) => {
       },
     );
   });
+  await t.step(
+    "id_gte and id_lte repeated: any of them, as json-server",
+    () => {
+      const { filter } = parse("id_gte=5&id_gte=2&id_lte=7&id_lte=9").query;
+      assert.deepEqual([filter.idMin, filter.idMax], [2, 9]);
+    },
+  );
   await t.step("empty q and _like match everything", () => {
     assert.deepEqual(parse("q=&author_like=").query.filter, {});
   });
@@ -138,4 +145,26 @@ Deno.test("parseListQuery() answers 400 naming a malformed parameter", () => {
   assertBadRequest("id_gte=1.5", "id_gte");
   assertBadRequest("id_lte=x", "id_lte");
   assertBadRequest("id_ne=x", "id_ne");
+});
+
+Deno.test("parseListQuery() answers 400 to a paging parameter the form leaves unused", () => {
+  assertBadRequest("_page=1&_start=abc", "_start");
+  assertBadRequest("_page=1&_end=-2", "_end");
+  assertBadRequest("_page=1&_limit=10&_per_page=abc", "_per_page");
+});
+
+Deno.test("parseListQuery() answers 400 to a text filter holding NUL", () => {
+  for (const name of ["author", "message", "author_ne", "message_ne"]) {
+    assertBadRequest(`${name}=a%00b`, name);
+  }
+  assertBadRequest("author_like=%00", "author_like");
+  assertBadRequest("message_like=x%00", "message_like");
+  assertBadRequest("q=%00", "q");
+});
+
+Deno.test("parseListQuery() folds needles as foldCase does, sigma and dotted I included", () => {
+  const { filter } = parse("q=%CE%A3%CE%8A%CE%A3&author_like=%C4%B0STANBUL")
+    .query;
+  assert.equal(filter.q, "σίσ", String(filter.q));
+  assert.deepEqual(filter.authorLike, ["i\u0307stanbul"]);
 });

@@ -85,6 +85,8 @@ export interface MessageStore {
  */
 export class MessageStoreUnavailableError extends Error {
   /**
+   * Makes the error of a call the database could not answer.
+   *
    * @param message What the client reads (no secret, no address).
    * @param options `cause`: the error of the database driver.
    */
@@ -111,7 +113,11 @@ export class MessageStoreUnavailableError extends Error {
  * ```
  */
 export class MessageStoreBusyError extends MessageStoreUnavailableError {
-  /** @param options `cause`: the error of the database driver. */
+  /**
+   * Makes the error of a call that found the database locked.
+   *
+   * @param options `cause`: the error of the database driver.
+   */
   constructor(options?: ErrorOptions) {
     super("Database busy: locked by another writer", options);
     this.name = "MessageStoreBusyError";
@@ -126,7 +132,7 @@ export class MessageStoreBusyError extends MessageStoreUnavailableError {
 export class MessageIdsExhaustedError extends Error {
   constructor() {
     super(
-      `No message id is left: the highest id has reached ${Number.MAX_SAFE_INTEGER}, the largest JSON clients read exactly; delete or renumber the records with the highest ids (with the sqlite3 shell: ids past it cannot be named through the API)`,
+      `No message id is left: the highest id has reached ${Number.MAX_SAFE_INTEGER}, the largest JSON clients read exactly; delete or renumber the records with the highest ids (with the sqlite3 shell or psql: ids past it cannot be named through the API)`,
     );
     this.name = "MessageIdsExhaustedError";
   }

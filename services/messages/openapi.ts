@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./list_query.ts";
+import { listParameters } from "./_openapi_list_parameters.ts";
 
 /** Where the document is served. */
 export const OPENAPI_PATH = "/openapi.json";
@@ -55,95 +55,6 @@ const idParameter = {
   description: "The record id, a positive integer in canonical form",
   schema: { type: "integer", minimum: 1, maximum: MAX_ID },
 };
-const queryParameter = (
-  name: string,
-  description: string,
-  schema: Record<string, unknown>,
-  explode = false,
-) => ({
-  name,
-  in: "query",
-  required: false,
-  description,
-  schema,
-  ...(explode ? { style: "form", explode: true } : {}),
-});
-const pageSize = { type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE };
-const listParameters = [
-  queryParameter("_page", "Page number, from 1", {
-    type: "integer",
-    minimum: 1,
-  }),
-  queryParameter(
-    "_limit",
-    `Page size with _page (default ${DEFAULT_PAGE_SIZE}), or slice length with _start`,
-    pageSize,
-  ),
-  queryParameter("_per_page", "Page size with _page, like _limit", pageSize),
-  queryParameter("_start", "First index of a slice, from 0", {
-    type: "integer",
-    minimum: 0,
-  }),
-  queryParameter(
-    "_end",
-    `End of a slice, exclusive (at most ${MAX_PAGE_SIZE} past _start)`,
-    { type: "integer", minimum: 0 },
-  ),
-  queryParameter(
-    "_sort",
-    "Fields to sort by, comma-separated (id, author, message); a leading - sorts that field descending. Default id",
-    {
-      type: "string",
-      pattern: "^-?(id|author|message)(,-?(id|author|message))*$",
-    },
-  ),
-  queryParameter(
-    "_order",
-    "asc or desc for each _sort field, comma-separated, any case; alone, for id",
-    {
-      type: "string",
-      pattern:
-        "^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])?(,([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])?)*$",
-    },
-  ),
-  queryParameter("id", "Exact id; repeated means any of them", {
-    type: "array",
-    items: { type: "integer" },
-  }, true),
-  queryParameter("author", "Exact author; repeated means any of them", {
-    type: "array",
-    items: { type: "string" },
-  }, true),
-  queryParameter("message", "Exact message; repeated means any of them", {
-    type: "array",
-    items: { type: "string" },
-  }, true),
-  queryParameter("author_like", "Author contains this, ignoring case", {
-    type: "string",
-  }),
-  queryParameter("message_like", "Message contains this, ignoring case", {
-    type: "string",
-  }),
-  queryParameter("id_ne", "Id differs from these", {
-    type: "array",
-    items: { type: "integer" },
-  }, true),
-  queryParameter("author_ne", "Author differs from these", {
-    type: "array",
-    items: { type: "string" },
-  }, true),
-  queryParameter("message_ne", "Message differs from these", {
-    type: "array",
-    items: { type: "string" },
-  }, true),
-  queryParameter("id_gte", "Id at least this", { type: "integer" }),
-  queryParameter("id_lte", "Id at most this", { type: "integer" }),
-  queryParameter(
-    "q",
-    "Author or message contains this, ignoring case",
-    { type: "string" },
-  ),
-];
 const fieldsBody = (schema: string, description: string) => ({
   required: true,
   description,
@@ -214,11 +125,18 @@ export function messagesOpenApi(): Record<string, unknown> {
                     'With a query string: first, prev, next and last pages (rel="...")',
                   schema: { type: "string" },
                 },
+                "Access-Control-Expose-Headers": {
+                  description:
+                    "With a query string: X-Total-Count, Link, ETag, for a browser's script",
+                  schema: { type: "string" },
+                },
               },
               content: json({ type: "array", items: ref("Message") }),
             },
             "304": notModified,
-            "400": error("A known query parameter is malformed (named)"),
+            "400": error(
+              "A known query parameter is malformed (named), or a query's Host header makes no URL for its Link",
+            ),
             "503": errors.unavailable,
           },
         },

@@ -8,7 +8,8 @@ import type { Paging } from "./list_query.ts";
 /**
  * Returns the `Link` header value (RFC 8288) of a page: `first`, `prev`, `next` and
  * `last` where they exist, each `url` with its paging parameters moved. A query
- * without paging is one page: `first` and `last` are `url` itself.
+ * without paging, or with an empty `_start`…`_end` window, is one page: `first`
+ * and `last` are `url` itself. Past the end, `prev` names the last page.
  *
  * @example
  * ```ts
@@ -29,6 +30,9 @@ export function pageLinks(url: URL, paging: Paging, total: number): string {
     }
     if (paging.page < last) links.push(["next", at(paging.page + 1)]);
     links.push(["last", at(last)]);
+  } else if (paging.size === 0) {
+    // `_end` = `_start`: an empty window, which no step moves.
+    links.push(["first", url], ["last", url]);
   } else {
     const { start, size, sizeParam } = paging;
     const at = (from: number) =>
@@ -38,7 +42,10 @@ export function pageLinks(url: URL, paging: Paging, total: number): string {
       });
     const lastStart = Math.max(0, Math.ceil(total / size) - 1) * size;
     links.push(["first", at(0)]);
-    if (start > 0) links.push(["prev", at(Math.max(0, start - size))]);
+    // Past the end, as for pages, the previous window is the last one.
+    if (start > 0) {
+      links.push(["prev", at(Math.min(Math.max(0, start - size), lastStart))]);
+    }
     if (start + size < total) links.push(["next", at(start + size)]);
     links.push(["last", at(lastStart)]);
   }

@@ -46,4 +46,31 @@ Deno.test("pageLinks() gives first, prev, next and last where they exist", async
     assert.match(rels, /_start=20&_end=30>; rel="next"/);
     assert.match(rels, /_start=20&_end=30>; rel="last"/);
   });
+  await t.step(
+    "an empty window names itself, never NaN nor a step in place",
+    () => {
+      const empty = new URL("http://h/m?_start=4&_end=4");
+      const rels = pageLinks(
+        empty,
+        { kind: "slice", start: 4, size: 0, sizeParam: "_end" },
+        25,
+      );
+      assert.ok(!rels.includes("NaN"), rels);
+      assert.equal(
+        rels,
+        '<http://h/m?_start=4&_end=4>; rel="first", <http://h/m?_start=4&_end=4>; rel="last"',
+      );
+    },
+  );
+  await t.step("a slice past the end: prev is the last window", () => {
+    const past = new URL("http://h/m?_start=500&_limit=10");
+    const rels = pageLinks(
+      past,
+      { kind: "slice", start: 500, size: 10, sizeParam: "_limit" },
+      25,
+    );
+    assert.match(rels, /_start=20&_limit=10>; rel="prev"/);
+    assert.match(rels, /_start=20&_limit=10>; rel="last"/);
+    assert.ok(!rels.includes('rel="next"'), rels);
+  });
 });

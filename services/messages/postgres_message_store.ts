@@ -8,6 +8,9 @@ import postgres from "postgres";
 import type { MessageQuery } from "./list_query.ts";
 import { type SqlDialect, sqlQuery } from "./_sql_query.ts";
 import { scrub } from "./_database_url.ts";
+import { postgresFold } from "./_fold_case.ts";
+import { CHANNEL, setUpSchema } from "./_postgres_schema.ts";
+import { createPrepareBudget } from "./_prepare_budget.ts";
 import {
   type Message,
   MessageIdsExhaustedError,
@@ -17,74 +20,21 @@ import {
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
 
-/** The channel the table's trigger notifies on every change. */
-const CHANNEL = "homewire_messages_changed";
-
-/** The advisory lock key (any constant) serializing set-up and creates. */
-const LOCK_KEY = 0x4d455353; // "MESS"
-
 /**
- * The set-up, as pairs of a query naming an existing piece (NULL when missing) and
- * the statement creating it. A process creates what is missing under the advisory
- * lock, so processes starting together on an empty database do not race on
- * `CREATE TABLE IF NOT EXISTS`.
- * `homewire_messages_create` takes the lock, then inserts: in a VOLATILE function
- * each statement sees what committed before it started, so the highest id read
- * includes the create that held the lock before (the lock is released after its
- * commit shows). One round trip per create, no retry, no gap, no duplicate.
+ * PostgreSQL's SQL: text compares in the "C" collation (code points) and folds as
+ * `foldCase` in a UTF-8 database (in another, only `lower()`: `ς` and `İ` have no
+ * place in it, and naming them fails every search).
  */
-const SETUP: [existing: string, create: string][] = [
-  [
-    "to_regclass('messages')",
-    `CREATE TABLE IF NOT EXISTS messages (
-    id bigint PRIMARY KEY,
-    author text NOT NULL,
-    message text NOT NULL
-  )`,
-  ],
-  [
-    "to_regprocedure('homewire_messages_create(text, text)')",
-    `CREATE OR REPLACE FUNCTION homewire_messages_create(new_author text, new_message text)
-  RETURNS TABLE (id bigint, author text, message text)
-  LANGUAGE plpgsql VOLATILE AS $$
-  BEGIN
-    PERFORM pg_advisory_xact_lock(${LOCK_KEY});
-    RETURN QUERY
-      INSERT INTO messages AS m (id, author, message)
-      SELECT COALESCE(MAX(e.id), 0) + 1, new_author, new_message FROM messages e
-      HAVING COALESCE(MAX(e.id), 0) < ${MAX_ID}
-      RETURNING m.id, m.author, m.message;
-  END $$`,
-  ],
-  [
-    "to_regprocedure('homewire_messages_notify()')",
-    `CREATE OR REPLACE FUNCTION homewire_messages_notify() RETURNS trigger
-  LANGUAGE plpgsql AS $$
-  BEGIN
-    PERFORM pg_notify('${CHANNEL}', '');
-    RETURN NULL;
-  END $$`,
-  ],
-  [
-    `(SELECT oid FROM pg_trigger WHERE tgname = 'homewire_messages_changed'
-      AND tgrelid = to_regclass('messages'))`,
-    `CREATE OR REPLACE TRIGGER homewire_messages_changed
-  AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON messages
-  FOR EACH STATEMENT EXECUTE FUNCTION homewire_messages_notify()`,
-  ],
-];
-
-/** Which pieces of {@linkcode SETUP} are missing, as one query. */
-const MISSING = `SELECT ${
-  SETUP.map(([existing], i) => `${existing} IS NULL AS "${i}"`).join(", ")
-}`;
-
-/** PostgreSQL's SQL: text compares in the "C" collation (code points). */
-const POSTGRES: SqlDialect = {
-  placeholder: (n) => `$${n}`,
-  contains: (column, needle) => `strpos(lower(${column}), ${needle}) > 0`,
-  sortKey: (column) => `${column} COLLATE "C"`,
-};
+function postgresDialect(utf8: boolean): SqlDialect {
+  return {
+    placeholder: (n) => `$${n}`,
+    contains: (column, needle) =>
+      `strpos(${
+        utf8 ? postgresFold(column) : `lower(${column})`
+      }, ${needle}) > 0`,
+    sortKey: (column) => `${column} COLLATE "C"`,
+  };
+}
 
 /** Options of {@linkcode openPostgresMessageStore}. */
 export interface PostgresMessageStoreOptions {
@@ -140,20 +90,14 @@ export async function openPostgresMessageStore(
     idle_timeout: 60,
   });
   const timeoutMs = options.timeoutMs ?? 10_000;
+  let dialect: SqlDialect;
   try {
-    // Only what is missing is created: a user who may use the table but not
-    // create objects starts on a database set up before.
-    const missing = async (db: postgres.Sql | postgres.TransactionSql) => {
-      const [row] = await db.unsafe(MISSING);
-      return SETUP.filter((_, i) => row?.[String(i)] === true);
-    };
-    await withDeadline(async () => {
-      if ((await missing(sql)).length === 0) return;
-      await sql.begin(async (tx) => {
-        await tx`SELECT pg_advisory_xact_lock(${LOCK_KEY})`;
-        for (const [, create] of await missing(tx)) await tx.unsafe(create);
-      });
+    const encoding = await withDeadline(async () => {
+      await setUpSchema(sql);
+      const [row] = await sql`SHOW server_encoding`;
+      return row?.server_encoding;
     }, timeoutMs);
+    dialect = postgresDialect(encoding === "UTF8");
   } catch (error) {
     await sql.end({ timeout: 0 });
     throw new Error(
@@ -212,6 +156,8 @@ export async function openPostgresMessageStore(
       );
     }
   };
+  // As many query shapes are prepared as SQLite keeps statements for them.
+  const shouldPrepare = createPrepareBudget(100);
   const wrote = <T>(value: T) => {
     changes++;
     return value;
@@ -224,18 +170,19 @@ export async function openPostgresMessageStore(
       ),
     query: (asked: MessageQuery) =>
       run(async () => {
-        const { where, orderBy, params } = sqlQuery(asked, POSTGRES);
+        const { where, orderBy, params } = sqlQuery(asked, dialect);
         const n = params.length;
         // One statement: the count and the page come from one snapshot.
-        const rows = await sql.unsafe(
-          `SELECT t.total, p.id, p.author, p.message
+        const text = `SELECT t.total, p.id, p.author, p.message
            FROM (SELECT count(*) AS total FROM messages ${where}) t
            LEFT JOIN LATERAL (
              SELECT id, author, message FROM messages ${where} ${orderBy}
              LIMIT $${n + 1} OFFSET $${n + 2}
-           ) p ON true`,
+           ) p ON true`;
+        const rows = await sql.unsafe(
+          text,
           [...params, asked.limit ?? null, asked.offset],
-          { prepare: true },
+          { prepare: shouldPrepare(text) },
         );
         const total = Number(rows[0]?.total ?? 0);
         const records = rows.filter((r) => r.id !== null).map(row);

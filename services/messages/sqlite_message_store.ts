@@ -7,6 +7,7 @@ import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import type { MessageQuery } from "./list_query.ts";
 import { type SqlDialect, sqlQuery } from "./_sql_query.ts";
+import { foldCase } from "./_fold_case.ts";
 import {
   type Message,
   type MessageFields,
@@ -210,7 +211,7 @@ export function openSqliteMessageStore(
   };
 }
 
-/** SQLite's SQL: text compares by UTF-8 bytes (code points); `fold` lowers case. */
+/** SQLite's SQL: text compares by UTF-8 bytes (code points); `homewire_fold` is `foldCase`. */
 const SQLITE: SqlDialect = {
   placeholder: () => "?",
   contains: (column, needle) =>
@@ -227,7 +228,7 @@ function openDatabase(path: string): DatabaseSync {
     db.function(
       "homewire_fold",
       { deterministic: true },
-      (text) => typeof text === "string" ? text.toLowerCase() : null,
+      (text) => typeof text === "string" ? foldCase(text) : null,
     );
     db.exec(`PRAGMA busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
     db.exec("PRAGMA journal_mode = WAL");

@@ -1,6 +1,6 @@
 /**
- * The answer cache's memory: entries by key, bounded by the bytes of their bodies,
- * the least recently used out first.
+ * The answer cache's memory: entries by key, bounded by their bytes (bodies, keys and
+ * headers, and a fixed share per entry), the least recently used out first.
  *
  * @module
  */
@@ -36,14 +36,33 @@ export interface AnswerStore {
   put(entry: StoredAnswer): void;
   /** Drops every entry of `primary`. */
   invalidate(primary: string): void;
-  /** Bytes of the stored bodies. */
+  /** Bytes counted for the stored entries (see {@linkcode storedSize}). */
   readonly bytes: number;
   /** Number of entries. */
   readonly size: number;
 }
 
+/** What one entry holds besides its body and texts (objects, map slots), roughly. */
+const ENTRY_OVERHEAD = 256;
+
 /**
- * Returns an empty store holding at most `maxBytes` of bodies.
+ * The bytes an entry counts for: its body, its key and headers, and a fixed share.
+ * Bodies alone would let callers pile up entries with empty bodies, one per URL
+ * they make up, without bound.
+ *
+ * @example
+ * ```ts
+ * storedSize(entry); // entry.body.byteLength + its texts' lengths + 256
+ * ```
+ */
+export function storedSize(entry: StoredAnswer): number {
+  let size = ENTRY_OVERHEAD + entry.body.byteLength + entry.key.length;
+  for (const [name, value] of entry.headers) size += name.length + value.length;
+  return size;
+}
+
+/**
+ * Returns an empty store counting at most `maxBytes` (see {@linkcode storedSize}).
  *
  * @example
  * ```ts
@@ -59,7 +78,7 @@ export function createAnswerStore(maxBytes: number): AnswerStore {
 
   const remove = (entry: StoredAnswer) => {
     entries.delete(entry.key);
-    bytes -= entry.body.byteLength;
+    bytes -= storedSize(entry);
     const keys = byPrimary.get(entry.primary);
     keys?.delete(entry.key);
     if (keys?.size === 0) {
@@ -85,7 +104,7 @@ export function createAnswerStore(maxBytes: number): AnswerStore {
       const old = entries.get(entry.key);
       if (old !== undefined) remove(old);
       entries.set(entry.key, entry);
-      bytes += entry.body.byteLength;
+      bytes += storedSize(entry);
       const keys = byPrimary.get(entry.primary) ?? new Set();
       keys.add(entry.key);
       byPrimary.set(entry.primary, keys);

@@ -1,6 +1,7 @@
 /**
- * The answer cache's memory: entries by key, bounded by their bytes (bodies, keys and
- * headers, and a fixed share per entry), the least recently used out first.
+ * The answer cache's memory: entries by key, bounded by the bytes of their bodies,
+ * and by as many bytes again (1 MiB at least) for the rest of each entry (key,
+ * headers and a fixed share), the least recently used out first.
  *
  * @module
  */
@@ -36,8 +37,10 @@ export interface AnswerStore {
   put(entry: StoredAnswer): void;
   /** Drops every entry of `primary`. */
   invalidate(primary: string): void;
-  /** Bytes counted for the stored entries (see {@linkcode storedSize}). */
+  /** Bytes of the stored bodies. */
   readonly bytes: number;
+  /** Bytes counted for the rest of the stored entries (see {@linkcode entryOverhead}). */
+  readonly overheadBytes: number;
   /** Number of entries. */
   readonly size: number;
 }
@@ -45,24 +48,29 @@ export interface AnswerStore {
 /** What one entry holds besides its body and texts (objects, map slots), roughly. */
 const ENTRY_OVERHEAD = 256;
 
+/** The least bound on the entries' bytes besides their bodies (4096 entries or so). */
+const MIN_OVERHEAD_BYTES = 1024 * 1024;
+
 /**
- * The bytes an entry counts for: its body, its key and headers, and a fixed share.
- * Bodies alone would let callers pile up entries with empty bodies, one per URL
- * they make up, without bound.
+ * The bytes an entry counts for besides its body: its key and headers, and a fixed
+ * share. Bodies alone would let callers pile up entries with empty bodies, one per
+ * URL they make up, without bound.
  *
  * @example
  * ```ts
- * storedSize(entry); // entry.body.byteLength + its texts' lengths + 256
+ * entryOverhead(entry); // its key's and headers' lengths + 256
  * ```
  */
-export function storedSize(entry: StoredAnswer): number {
-  let size = ENTRY_OVERHEAD + entry.body.byteLength + entry.key.length;
+export function entryOverhead(entry: StoredAnswer): number {
+  let size = ENTRY_OVERHEAD + entry.key.length;
   for (const [name, value] of entry.headers) size += name.length + value.length;
   return size;
 }
 
 /**
- * Returns an empty store counting at most `maxBytes` (see {@linkcode storedSize}).
+ * Returns an empty store holding at most `maxBytes` of bodies, and at most as many
+ * bytes again (1 MiB at least) of the rest of its entries (see
+ * {@linkcode entryOverhead}).
  *
  * @example
  * ```ts
@@ -75,10 +83,13 @@ export function createAnswerStore(maxBytes: number): AnswerStore {
   const byPrimary = new Map<string, Set<string>>();
   const varies = new Map<string, readonly string[]>();
   let bytes = 0;
+  let overheadBytes = 0;
+  const maxOverheadBytes = Math.max(maxBytes, MIN_OVERHEAD_BYTES);
 
   const remove = (entry: StoredAnswer) => {
     entries.delete(entry.key);
-    bytes -= storedSize(entry);
+    bytes -= entry.body.byteLength;
+    overheadBytes -= entryOverhead(entry);
     const keys = byPrimary.get(entry.primary);
     keys?.delete(entry.key);
     if (keys?.size === 0) {
@@ -104,13 +115,14 @@ export function createAnswerStore(maxBytes: number): AnswerStore {
       const old = entries.get(entry.key);
       if (old !== undefined) remove(old);
       entries.set(entry.key, entry);
-      bytes += storedSize(entry);
+      bytes += entry.body.byteLength;
+      overheadBytes += entryOverhead(entry);
       const keys = byPrimary.get(entry.primary) ?? new Set();
       keys.add(entry.key);
       byPrimary.set(entry.primary, keys);
       varies.set(entry.primary, entry.vary);
       for (const oldest of entries.values()) {
-        if (bytes <= maxBytes) break;
+        if (bytes <= maxBytes && overheadBytes <= maxOverheadBytes) break;
         remove(oldest);
       }
     },
@@ -122,6 +134,9 @@ export function createAnswerStore(maxBytes: number): AnswerStore {
     },
     get bytes() {
       return bytes;
+    },
+    get overheadBytes() {
+      return overheadBytes;
     },
     get size() {
       return entries.size;

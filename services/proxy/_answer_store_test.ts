@@ -1,9 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  createAnswerStore,
-  type StoredAnswer,
-  storedSize,
-} from "./_answer_store.ts";
+import { createAnswerStore, type StoredAnswer } from "./_answer_store.ts";
 
 const entry = (
   key: string,
@@ -22,11 +18,8 @@ const entry = (
   remoteAge: 0,
 });
 
-/** The size counted for a body of 100 bytes under a one-letter key. */
-const SIZE_100 = storedSize(entry("a", 100));
-
 Deno.test("createAnswerStore() evicts the least recently used past its bound", () => {
-  const store = createAnswerStore(3 * SIZE_100);
+  const store = createAnswerStore(300);
   store.put(entry("a", 100));
   store.put(entry("b", 100));
   store.put(entry("c", 100));
@@ -37,9 +30,9 @@ Deno.test("createAnswerStore() evicts the least recently used past its bound", (
     ["a", "c", "d"].map((key) => store.get(key, 0)?.key),
     ["a", "c", "d"],
   );
-  assert.equal(store.bytes, 3 * SIZE_100);
+  assert.equal(store.bytes, 300);
   store.put(entry("a", 50)); // replacing counts the new size only
-  assert.equal(store.bytes, 3 * SIZE_100 - 50);
+  assert.equal(store.bytes, 250);
 });
 
 Deno.test("createAnswerStore() drops an expired entry when asked for it", () => {
@@ -66,14 +59,16 @@ Deno.test("createAnswerStore() invalidates every variant of a primary key", () =
 Deno.test("createAnswerStore() counts each entry's key and headers too, so empty bodies cannot pile up", () => {
   const store = createAnswerStore(10_000);
   // Callers choose the URL: a remote answering empty bodies to every query must
-  // not make the store grow without bound.
-  for (let i = 0; i < 1_000; i++) {
+  // not make the store grow without bound (here: 1 MiB, the least bound, of keys,
+  // headers and 256 bytes per entry).
+  for (let i = 0; i < 10_000; i++) {
     store.put({
       ...entry(`api http://remote.example/x?n=${i}`, 0),
       headers: [["content-type", "application/json"]],
     });
   }
-  assert.ok(store.size < 100, String(store.size));
-  assert.ok(store.bytes <= 10_000, String(store.bytes));
-  assert.ok(store.get("api http://remote.example/x?n=999", 0));
+  assert.ok(store.size < 5_000, String(store.size));
+  assert.ok(store.overheadBytes <= 1024 * 1024, String(store.overheadBytes));
+  assert.ok(store.get("api http://remote.example/x?n=9999", 0));
+  assert.equal(store.get("api http://remote.example/x?n=0", 0), undefined);
 });

@@ -47,7 +47,7 @@ export const proxyRole = defineRole({
     }),
     PROXY_CACHE_MAX_BYTES: integer({
       description:
-        "Bound on the bytes of the cached answers (bodies, with their headers and URLs), least recently used out first; a body over a sixteenth of it is not cached",
+        "Bound on the bytes of the cached bodies, least recently used out first; an answer over a sixteenth of it is not cached",
       default: 16 * 1024 * 1024,
       min: 16,
     }),

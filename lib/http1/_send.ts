@@ -55,6 +55,7 @@ export async function send(
     signal?.removeEventListener("abort", abort);
     done(reusable);
   };
+  let refused: unknown;
   try {
     const text = pending.head.text;
     const inline = typeof body === "string"
@@ -76,7 +77,10 @@ export async function send(
     }
     let sent: Promise<boolean> = Promise.resolve(true);
     if (body instanceof ReadableStream) {
-      sent = writeBody(conn, body, pending.head.chunked);
+      sent = writeBody(conn, body, pending.head.chunked, pending.head.length);
+      // A body that breaks its Content-Length closes the connection, which fails
+      // the answer's head: that call gets the body's error.
+      sent.catch((error) => refused = error);
     }
     let answer: Answer;
     let framing: Framing;
@@ -99,7 +103,7 @@ export async function send(
       (reusable) => {
         // The connection is free once the upload has ended too.
         if (!(body instanceof ReadableStream)) return finish(reusable);
-        sent.then((whole) => finish(reusable && whole));
+        sent.then((whole) => finish(reusable && whole), () => finish(false));
       },
     );
     return {
@@ -112,7 +116,7 @@ export async function send(
   } catch (error) {
     finish(false);
     if (signal?.aborted) throw signal.reason;
-    throw error;
+    throw refused ?? error;
   }
 }
 

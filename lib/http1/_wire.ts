@@ -28,6 +28,8 @@ export interface RequestHead {
   text: string;
   /** A streamed body goes out in chunks (its length was not declared). */
   chunked: boolean;
+  /** The declared length of a streamed body that is not chunked. */
+  length?: number;
 }
 
 /**
@@ -76,11 +78,13 @@ export function requestHead(
     else if (!FRAMING.has(lower)) head += `${name}: ${value}\r\n`;
   }
   let chunked = false;
+  let length: number | undefined;
   if (body instanceof ReadableStream) {
-    chunked = declared === undefined || !/^\d+$/.test(declared);
+    chunked = declared === undefined || !/^\d{1,15}$/.test(declared);
+    if (!chunked) length = Number(declared);
     head += chunked
       ? "transfer-encoding: chunked\r\n"
-      : `content-length: ${declared}\r\n`;
+      : `content-length: ${length}\r\n`;
   } else if (body !== null) {
     const length = typeof body === "string"
       ? new TextEncoder().encode(body).length
@@ -89,7 +93,7 @@ export function requestHead(
   } else if (method === "POST" || method === "PUT") {
     head += "content-length: 0\r\n";
   }
-  return { text: `${head}\r\n`, chunked };
+  return { text: `${head}\r\n`, chunked, length };
 }
 
 /** A token (RFC 9110 section 5.6.2): a header name, a method. */

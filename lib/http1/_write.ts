@@ -5,16 +5,25 @@
  */
 import { latin1 } from "./_wire.ts";
 
-/** Writes a streamed request body; resolves whether it all went out. */
+/**
+ * Writes a streamed request body, chunked or of the declared `length`; resolves
+ * whether it all went out. A body longer or shorter than `length` closes the
+ * connection (its excess never goes out: the remote would read it as the start of
+ * another request) and rejects with a `TypeError`, as `fetch` refuses such a body.
+ */
 export async function writeBody(
   conn: Deno.Conn,
   body: ReadableStream<Uint8Array>,
   chunked: boolean,
+  length = 0,
 ): Promise<boolean> {
+  let written = 0;
   try {
     for await (const chunk of body) {
       if (chunk.length === 0) continue;
       if (!chunked) {
+        written += chunk.length;
+        if (written > length) break;
         await writeAll(conn, chunk);
         continue;
       }
@@ -22,11 +31,21 @@ export async function writeBody(
       await writeAll(conn, concat(concat(size, chunk), CRLF));
     }
     if (chunked) await writeAll(conn, LAST_CHUNK);
-    return true;
   } catch {
     // The remote may answer (and close) before reading the whole body.
     return false;
   }
+  if (chunked || written === length) return true;
+  try {
+    conn.close();
+  } catch {
+    // already closed
+  }
+  throw new TypeError(
+    `Invalid request body: ${
+      written > length ? "more" : "fewer"
+    } bytes than its Content-Length ${length}`,
+  );
 }
 
 const CRLF = new Uint8Array([13, 10]);

@@ -13,7 +13,9 @@
  * never pooled; an idle pooled connection is watched, so one the remote closes (its
  * keep-alive time-out) or writes to leaves the pool at once. A request with a bad
  * method, header name or value is refused with a `TypeError` before anything is
- * written. Only the methods of `retryMethods` are sent a second time, and only when
+ * written; a streamed body that turns out longer or shorter than its declared
+ * `Content-Length` fails the call with a `TypeError` and closes the connection (its
+ * excess is never written). Only the methods of `retryMethods` are sent a second time, and only when
  * a reused connection failed before any byte of the answer came.
  *
  * Like Deno's `fetch`, it decodes gzip, deflate and brotli bodies (raw deflate and

@@ -763,3 +763,84 @@ Deno.test("createHttp1Client() never reuses a connection that sent bytes not ask
     });
   }
 });
+
+Deno.test("createHttp1Client() never sends a streamed body other than its declared Content-Length", async (t) => {
+  // Each connection: its bytes recorded, one "ok" per request head seen.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const received: string[] = [];
+  const serving = (async () => {
+    for await (const conn of listener) {
+      const index = received.push("") - 1;
+      (async () => {
+        const buffer = new Uint8Array(4096);
+        let answered = 0;
+        try {
+          while (true) {
+            const count = await conn.read(buffer);
+            if (count === null) break;
+            received[index] += new TextDecoder().decode(
+              buffer.subarray(0, count),
+            );
+            const heads = received[index]!.split("\r\n\r\n").length - 1;
+            for (; answered < heads; answered++) {
+              await conn.write(
+                new TextEncoder().encode(
+                  "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok",
+                ),
+              );
+            }
+          }
+        } catch {
+          // the client closed it
+        }
+        conn.close();
+      })();
+    }
+  })();
+  const url = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
+  const client = createHttp1Client();
+  const streamOf = (text: string) =>
+    ReadableStream.from([new TextEncoder().encode(text)]);
+  try {
+    await t.step("longer: the excess never goes out", async () => {
+      await assert.rejects(
+        async () => {
+          const answer = await client.call(`${url}/up`, {
+            method: "POST",
+            headers: [["content-length", "3"]],
+            body: streamOf("helGET /smuggled HTTP/1.1\r\nhost: x\r\n\r\n"),
+          });
+          await new Response(answer.body).text();
+        },
+        (error: Error) =>
+          error instanceof TypeError && /Content-Length 3/.test(error.message),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(
+        received.every((bytes) => !bytes.includes("/smuggled")),
+        JSON.stringify(received),
+      );
+    });
+    await t.step("shorter: the connection is not used again", async () => {
+      const before = received.length;
+      const answer = await client.call(`${url}/short`, {
+        method: "POST",
+        headers: [["content-length", "10"]],
+        body: streamOf("abc"),
+      }).then((answer) => new Response(answer.body).text()).catch((e) => e);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const next = await client.call(`${url}/next`);
+      assert.equal(await new Response(next.body).text(), "ok");
+      assert.ok(
+        received.slice(before).every((bytes) =>
+          !bytes.includes("/short") || !bytes.includes("/next")
+        ),
+        `${String(answer)} ${JSON.stringify(received)}`,
+      );
+    });
+  } finally {
+    client.close();
+    listener.close();
+    await serving.catch(() => {});
+  }
+});

@@ -1,6 +1,7 @@
 /**
  * The answer cache's memory: entries by key, bounded by the bytes of their bodies,
- * the least recently used out first.
+ * and by as many bytes again (1 MiB at least) for the rest of each entry (key,
+ * headers and a fixed share), the least recently used out first.
  *
  * @module
  */
@@ -38,12 +39,38 @@ export interface AnswerStore {
   invalidate(primary: string): void;
   /** Bytes of the stored bodies. */
   readonly bytes: number;
+  /** Bytes counted for the rest of the stored entries (see {@linkcode entryOverhead}). */
+  readonly overheadBytes: number;
   /** Number of entries. */
   readonly size: number;
 }
 
+/** What one entry holds besides its body and texts (objects, map slots), roughly. */
+const ENTRY_OVERHEAD = 256;
+
+/** The least bound on the entries' bytes besides their bodies (4096 entries or so). */
+const MIN_OVERHEAD_BYTES = 1024 * 1024;
+
 /**
- * Returns an empty store holding at most `maxBytes` of bodies.
+ * The bytes an entry counts for besides its body: its key and headers, and a fixed
+ * share. Bodies alone would let callers pile up entries with empty bodies, one per
+ * URL they make up, without bound.
+ *
+ * @example
+ * ```ts
+ * entryOverhead(entry); // its key's and headers' lengths + 256
+ * ```
+ */
+export function entryOverhead(entry: StoredAnswer): number {
+  let size = ENTRY_OVERHEAD + entry.key.length;
+  for (const [name, value] of entry.headers) size += name.length + value.length;
+  return size;
+}
+
+/**
+ * Returns an empty store holding at most `maxBytes` of bodies, and at most as many
+ * bytes again (1 MiB at least) of the rest of its entries (see
+ * {@linkcode entryOverhead}).
  *
  * @example
  * ```ts
@@ -56,10 +83,13 @@ export function createAnswerStore(maxBytes: number): AnswerStore {
   const byPrimary = new Map<string, Set<string>>();
   const varies = new Map<string, readonly string[]>();
   let bytes = 0;
+  let overheadBytes = 0;
+  const maxOverheadBytes = Math.max(maxBytes, MIN_OVERHEAD_BYTES);
 
   const remove = (entry: StoredAnswer) => {
     entries.delete(entry.key);
     bytes -= entry.body.byteLength;
+    overheadBytes -= entryOverhead(entry);
     const keys = byPrimary.get(entry.primary);
     keys?.delete(entry.key);
     if (keys?.size === 0) {
@@ -86,12 +116,13 @@ export function createAnswerStore(maxBytes: number): AnswerStore {
       if (old !== undefined) remove(old);
       entries.set(entry.key, entry);
       bytes += entry.body.byteLength;
+      overheadBytes += entryOverhead(entry);
       const keys = byPrimary.get(entry.primary) ?? new Set();
       keys.add(entry.key);
       byPrimary.set(entry.primary, keys);
       varies.set(entry.primary, entry.vary);
       for (const oldest of entries.values()) {
-        if (bytes <= maxBytes) break;
+        if (bytes <= maxBytes && overheadBytes <= maxOverheadBytes) break;
         remove(oldest);
       }
     },
@@ -103,6 +134,9 @@ export function createAnswerStore(maxBytes: number): AnswerStore {
     },
     get bytes() {
       return bytes;
+    },
+    get overheadBytes() {
+      return overheadBytes;
     },
     get size() {
       return entries.size;

@@ -22,7 +22,7 @@ export type RemoteCall = (
 export interface AnswerCacheOptions {
   /** Longest time an answer is kept, in ms (the remote's `max-age` may shorten it). */
   ttlMs: number;
-  /** Bound on the bytes of the stored bodies; a body over a sixteenth of it is not stored. */
+  /** Bound on the bytes of the stored bodies (their keys and headers get as many again); a body over a sixteenth of it is not stored. */
   maxBytes: number;
   /** The clock. @default Date.now */
   now?: () => number;

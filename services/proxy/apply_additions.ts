@@ -158,8 +158,11 @@ export function createAdditionsApplier(
   };
 }
 
-/** Every form an added value may take in text: as is, and percent- or form-encoded. */
-function secretForms(all: readonly RouteAdditions[]): string[] {
+/**
+ * Every form an added value may take in text: as is, and percent- or form-encoded
+ * (hex digits in either case, RFC 3986 2.1), as patterns.
+ */
+function secretForms(all: readonly RouteAdditions[]): RegExp[] {
   const forms = new Set<string>();
   for (const added of all) {
     for (const [, value] of [...added.query, ...added.headers]) {
@@ -170,14 +173,21 @@ function secretForms(all: readonly RouteAdditions[]): string[] {
     }
   }
   // Longest first, so a value holding another is blanked whole.
-  return [...forms].sort((a, b) => b.length - a.length);
+  return [...forms].sort((a, b) => b.length - a.length).map((form) =>
+    new RegExp(
+      form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(
+        /%([0-9A-F])([0-9A-F])/g,
+        (_, high: string, low: string) =>
+          `%[${high}${high.toLowerCase()}][${low}${low.toLowerCase()}]`,
+      ),
+      "g",
+    )
+  );
 }
 
-function blank(text: string, forms: readonly string[]): string {
+function blank(text: string, forms: readonly RegExp[]): string {
   let out = text;
-  for (const form of forms) {
-    if (out.includes(form)) out = out.replaceAll(form, REDACTED);
-  }
+  for (const form of forms) out = out.replace(form, REDACTED);
   return out;
 }
 

@@ -116,3 +116,31 @@ Deno.test("log() blanks every form of every added value", () => {
     "nothing secret: 1 2 3",
   ]);
 });
+
+Deno.test("answer() and log() blank a value percent-encoded in lower-case hex too", () => {
+  // RFC 3986 2.1: %2b and %2B are the same octet; a remote may echo either.
+  const lower = "k3y%2bwith%2fodd+chars";
+  const response = applier.answer(
+    WEATHER,
+    new Response(null, {
+      status: 302,
+      headers: {
+        link: `</data/weather?appid=${lower}>; rel="self"`,
+        refresh: `0; url=/data/weather?key=k3y%2bwith%2fodd%20chars`,
+      },
+    }),
+  );
+  assert.equal(
+    response.headers.get("link"),
+    `</data/weather?appid=${REDACTED}>; rel="self"`,
+  );
+  assert.equal(
+    response.headers.get("refresh"),
+    `0; url=/data/weather?key=${REDACTED}`,
+  );
+  const memory = createMemoryLog();
+  applier.log(memory).warn(`echoed ${lower}`);
+  assert.deepEqual(memory.entries.map((e) => e.message), [
+    `echoed ${REDACTED}`,
+  ]);
+});

@@ -211,6 +211,8 @@ function parseQuery(
     ? "it holds a control character (a line break?): write the parameters on one line"
     : raw.split("&").some((part) => part.startsWith("="))
     ? "a parameter has no name: expected name=value pairs joined by &, form-encoded (appid=KEY&units=metric)"
+    : /%(?![0-9A-Fa-f]{2})/.test(raw)
+    ? "a % is not followed by two hex digits: write a percent sign as %25 (the value is form-encoded)"
     : undefined;
   if (problem !== undefined) {
     problems.push(`Invalid ${variable}: ${problem}`);

@@ -108,6 +108,10 @@ Deno.test("readRouteAdditions() reports each problem naming the variable, never 
       /^Invalid PROXY_ROUTE_WEATHER_QUERY: a parameter has no name/,
     ],
     [
+      { PROXY_ROUTE_WEATHER_QUERY: `appid=${SECRET}%zz` },
+      /^Invalid PROXY_ROUTE_WEATHER_QUERY: a % is not followed by two hex digits/,
+    ],
+    [
       { PROXY_ROUTE_WEATHER_QUERY: `appid=${SECRET}\nunits=metric` },
       /^Invalid PROXY_ROUTE_WEATHER_QUERY: it holds a control character/,
     ],

@@ -91,7 +91,17 @@ Deno.test("createDataApiApp() answers 405 with Allow: GET when the method is not
       });
       assert.equal(response.status, 405);
       assert.equal(response.headers.get("allow"), "GET");
-      if (method === "HEAD") return await response.body?.cancel();
+      if (method === "HEAD") {
+        // The length of the body a GET of this answer would carry.
+        const body = JSON.stringify({
+          message: "Method HEAD not allowed: use GET",
+        });
+        assert.equal(
+          response.headers.get("content-length"),
+          String(body.length),
+        );
+        return await response.body?.cancel();
+      }
       assert.deepEqual(await response.json(), {
         message: `Method ${method} not allowed: use GET`,
       });

@@ -171,6 +171,9 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     healthz,
     headers: cors,
     around: origins === "*" ? undefined : originRule(policy),
+    // HEAD is not relayed (405, empty body) and the app's own answers carry their
+    // length, so the HEAD-length middleware would only cost every relayed call.
+    headLength: false,
   });
 
   const handle = (c: Context): Response | Promise<Response> => {

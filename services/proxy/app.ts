@@ -109,17 +109,9 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     callerTimeoutMs: options.callerTimeoutMs,
     via: `1.1 ${pseudonym}`,
   });
-  const remote: RemoteCall = async (request, route, target) => {
-    const added = additions.of(route.name);
-    if (added === undefined) return relay(request, route, target);
-    // The headers are set here, past the cache: a hit needs no new request.
-    const response = await relay(
-      additions.request(added, request),
-      route,
-      target,
-    );
-    return additions.answer(added, response);
-  };
+  // The headers are set in the relay, past the cache: a hit needs no new request.
+  const remote: RemoteCall = (request, route, target) =>
+    relay(request, route, target, additions.relayed(route.name));
   const cacheMs = options.cacheMs ?? 0;
   const call = cacheMs > 0
     ? createAnswerCache(remote, {

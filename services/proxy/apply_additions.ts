@@ -7,6 +7,7 @@
  * @module
  */
 import type { Log } from "../../lib/log.ts";
+import type { RelayAdditions } from "./relay.ts";
 import type { AdditionsByRoute, RouteAdditions } from "./route_additions.ts";
 
 /** What stands in for a secret removed from a header or a log line. */
@@ -46,16 +47,13 @@ export interface AdditionsApplier {
     name: string,
   ): string | null;
   /**
-   * `request` with the route's headers set, replacing the caller's of the same
-   * name: a view of it for the relay (method, URL, headers, body, signal), not a
-   * whole `Request`.
+   * What the relay does to the calls of the route named `route`, if it has
+   * additions: its headers set on the remote call, replacing the caller's of the
+   * same name, and the added parameters removed from `Location` and
+   * `Content-Location` of the answer, every added value blanked in its other
+   * headers. Worked out once per route.
    */
-  request(additions: RouteAdditions, request: Request): Request;
-  /**
-   * The answer with the added parameters removed from `Location` and
-   * `Content-Location`, and every added value blanked in its other headers.
-   */
-  answer(additions: RouteAdditions, response: Response): Response;
+  relayed(route: string): RelayAdditions | undefined;
   /** `text` with every added value of every route blanked. */
   scrub(text: string): string;
   /** A log that blanks every added value of every route in its lines. */
@@ -76,21 +74,15 @@ export function createAdditionsApplier(
   additions: AdditionsByRoute,
 ): AdditionsApplier {
   const forms = secretForms([...additions.values()]);
-  const scrub = (text: string) => blank(text, forms);
-  const formsOf = new Map(
-    [...additions.values()].map((added) => [added, secretForms([added])]),
-  );
+  const anyForm = anyOf(forms);
+  const scrub = (text: string) =>
+    anyForm?.test(text) ? blank(text, forms) : text;
   // Worked out once per route: the query to add and the names it replaces.
   const queries = new Map(
     [...additions.values()].map((added) => [added, {
       names: new Set(added.query.map(([name]) => name)),
       extra: new URLSearchParams(added.query as [string, string][]).toString(),
     }]),
-  );
-  const headerNames = new Map(
-    [...additions.values()].map((
-      added,
-    ) => [added, new Set(added.headers.map(([name]) => name))]),
   );
   const targetHref = (added: RouteAdditions, target: URL) => {
     const query = queries.get(added);
@@ -100,6 +92,9 @@ export function createAdditionsApplier(
       kept === "" ? query.extra : `${kept}&${query.extra}`
     }`;
   };
+  const relayed = new Map(
+    [...additions].map(([route, added]) => [route, relayAdditions(added)]),
+  );
   return {
     of: (route) => additions.get(route),
     target: (added, target) =>
@@ -113,41 +108,7 @@ export function createAdditionsApplier(
       }
       return request.headers.get(name);
     },
-    request(added, request) {
-      if (added.headers.length === 0) return request;
-      const names = headerNames.get(added)!;
-      // Appended one by one into a fresh Headers: copying the caller's whole and
-      // building a new Request cost several times more, per call.
-      const headers = new Headers();
-      for (const [name, value] of request.headers) {
-        if (names.has(name)) continue;
-        if (name !== "connection") {
-          headers.append(name, value);
-          continue;
-        }
-        // A caller's Connection naming an added header would have it dropped.
-        const kept = value.split(",").map((token) => token.trim())
-          .filter((token) => token && !names.has(token.toLowerCase()));
-        if (kept.length > 0) headers.append(name, kept.join(", "));
-      }
-      for (const [name, value] of added.headers) headers.append(name, value);
-      return relayedRequest(request, headers);
-    },
-    answer(added, response) {
-      const own = formsOf.get(added) ?? [];
-      const names = new Set(added.query.map(([name]) => name));
-      const changes: [string, string][] = [];
-      for (const [name, value] of response.headers) {
-        if (FRAMING.has(name)) continue;
-        let scrubbed = name === "location" || name === "content-location"
-          ? withoutParamsInUrl(value, names)
-          : value;
-        scrubbed = blank(scrubbed, own);
-        if (scrubbed !== value) changes.push([name, scrubbed]);
-      }
-      if (changes.length === 0) return response;
-      return withHeaders(response, changes);
-    },
+    relayed: (route) => relayed.get(route),
     scrub,
     log: (log) => ({
       debug: (message) => log.debug(scrub(message)),
@@ -183,6 +144,15 @@ function secretForms(all: readonly RouteAdditions[]): RegExp[] {
       "g",
     )
   );
+}
+
+/**
+ * One pattern matching wherever one of `forms` does: most texts hold none, and one
+ * test is cheaper than a replace per form.
+ */
+function anyOf(forms: readonly RegExp[]): RegExp | undefined {
+  if (forms.length === 0) return undefined;
+  return new RegExp(forms.map((form) => form.source).join("|"));
 }
 
 function blank(text: string, forms: readonly RegExp[]): string {
@@ -222,45 +192,89 @@ function formDecode(text: string): string {
 }
 
 /**
- * What the relay reads of a request (method, URL, headers, body, signal), with
- * `headers` in place of the caller's. The relay takes a `Request`; building a real
- * one around the caller's body costs more than the rest of a call's own work.
+ * The relay's side of `added`. Both work on header pairs: a `Headers` copy of the
+ * caller's, and a walk of the answer's `Headers`, cost several times more per call.
  */
-function relayedRequest(request: Request, headers: Headers): Request {
-  const view = {
-    method: request.method,
-    headers,
-    get url() {
-      return request.url;
+function relayAdditions(added: RouteAdditions): RelayAdditions {
+  const forms = secretForms([added]);
+  const any = anyOf(forms);
+  const params = new Set(added.query.map(([name]) => name));
+  const headerNames = new Set(added.headers.map(([name]) => name));
+  const scrubbed = (name: string, value: string) => {
+    const kept = name === "location" || name === "content-location"
+      ? withoutParamsInUrl(value, params)
+      : value;
+    return any?.test(kept) ? blank(kept, forms) : kept;
+  };
+  return {
+    request(pairs) {
+      // The caller's Connection was applied before: it cannot drop these.
+      if (added.headers.length === 0) return pairs;
+      const sent = pairs.filter(([name]) => !headerNames.has(name));
+      for (const [name, value] of added.headers) sent.push([name, value]);
+      return sent;
     },
-    get body() {
-      return request.body;
-    },
-    get bodyUsed() {
-      return request.bodyUsed;
-    },
-    get signal() {
-      return request.signal;
+    answer(pairs) {
+      if (hasRepeats(pairs)) return scrubbedJoined(pairs, scrubbed);
+      let out: [string, string][] | undefined;
+      for (let i = 0; i < pairs.length; i++) {
+        const [name, value] = pairs[i]!;
+        if (FRAMING.has(name)) continue;
+        const changed = scrubbed(name, value);
+        if (changed === value) continue;
+        out ??= pairs.slice();
+        out[i] = [name, changed];
+      }
+      return out ?? pairs;
     },
   };
-  return view as unknown as Request;
 }
 
-/** `response` with the given headers replaced (in place when they are mutable). */
-function withHeaders(
-  response: Response,
-  changes: readonly [string, string][],
-): Response {
-  try {
-    for (const [name, value] of changes) response.headers.set(name, value);
-    return response;
-  } catch {
-    const headers = new Headers(response.headers);
-    for (const [name, value] of changes) headers.set(name, value);
-    return new Response(response.body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers,
-    });
+/** Whether a header name comes more than once in `pairs`. */
+function hasRepeats(pairs: readonly [string, string][]): boolean {
+  if (pairs.length > 16) {
+    return new Set(pairs.map(([name]) => name)).size < pairs.length;
   }
+  for (let i = 1; i < pairs.length; i++) {
+    for (let j = 0; j < i; j++) {
+      if (pairs[i]![0] === pairs[j]![0]) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * `pairs` scrubbed as a `Headers` would show them: a repeated header as one value
+ * joined with `, ` (a secret may straddle two of its lines). When that changes, the
+ * scrubbed value replaces all of them, in the place of the first.
+ */
+function scrubbedJoined(
+  pairs: [string, string][],
+  scrubbed: (name: string, value: string) => string,
+): [string, string][] {
+  const values = new Map<string, string[]>();
+  for (const [name, value] of pairs) {
+    if (FRAMING.has(name)) continue;
+    const list = values.get(name);
+    if (list) list.push(value);
+    else values.set(name, [value]);
+  }
+  const replaced = new Map<string, string>();
+  for (const [name, list] of values) {
+    const joined = list.join(", ");
+    const changed = scrubbed(name, joined);
+    if (changed !== joined) replaced.set(name, changed);
+  }
+  if (replaced.size === 0) return pairs;
+  const out: [string, string][] = [];
+  const placed = new Set<string>();
+  for (const pair of pairs) {
+    const changed = replaced.get(pair[0]);
+    if (changed === undefined) out.push(pair);
+    else if (!placed.has(pair[0])) {
+      placed.add(pair[0]);
+      out.push([pair[0], changed]);
+    }
+  }
+  return out;
 }

@@ -52,11 +52,23 @@ export interface RelayOptions {
   callerTimeoutMs?: number;
 }
 
-/** Relays `request` to `target`, a URL already resolved within `route`. */
+/** What a route changes in the headers of its relayed calls, both ways. */
+export interface RelayAdditions {
+  /** The header pairs sent to the remote, given the caller's as relayed. */
+  request(pairs: [string, string][]): [string, string][];
+  /** The header pairs of an answer (the proxy's own too), as the caller gets them. */
+  answer(pairs: [string, string][]): [string, string][];
+}
+
+/**
+ * Relays `request` to `target`, a URL already resolved within `route`, with the
+ * route's `additions`.
+ */
 export type Relay = (
   request: Request,
   route: ProxyRoute,
   target: string | URL,
+  additions?: RelayAdditions,
 ) => Promise<Response>;
 
 /**
@@ -79,10 +91,18 @@ export type Relay = (
  */
 export function createRelay(options: RelayOptions): Relay {
   const { log, allowOrigin, timeoutMs } = options;
-  const fail = (status: number, message: string) =>
+  const failHeaders: [string, string][] = [[
+    "access-control-allow-origin",
+    allowOrigin,
+  ]];
+  const fail = (
+    status: number,
+    message: string,
+    additions: RelayAdditions | undefined,
+  ) =>
     Response.json({ message }, {
       status,
-      headers: { "access-control-allow-origin": allowOrigin },
+      headers: additions ? additions.answer(failHeaders) : failHeaders,
     });
 
   const callerTimeoutMs = options.callerTimeoutMs ?? 10 * timeoutMs;
@@ -93,7 +113,7 @@ export function createRelay(options: RelayOptions): Relay {
   );
   const deadlines = createDeadlines(timeoutMs);
 
-  return async function relay(request, route, target) {
+  return async function relay(request, route, target, additions) {
     const controller = new AbortController();
     let phase: "head" | "body" | "done" = "head";
     // Whose turn it is: the remote's time-out or the caller's runs.
@@ -159,23 +179,24 @@ export function createRelay(options: RelayOptions): Relay {
     // A redirect within the route's base leads the caller back through the proxy.
     const relocate = (value: string) => proxiedLocation(value, route, target);
     let remote: RemoteAnswer;
+    const sent = remoteRequestHeaders(request.headers, options.via);
     try {
       remote = await options.call(target, {
         method: request.method,
-        headers: remoteRequestHeaders(request.headers, options.via),
+        headers: additions ? additions.request(sent) : sent,
         body,
         signal: controller.signal,
       });
     } catch (error) {
       bodyRead("end");
       if (controller.signal.reason === callerStalled) {
-        return fail(408, callerStalled.message);
+        return fail(408, callerStalled.message, additions);
       }
       if (controller.signal.reason === callerGone) {
         log.debug(
           `Caller of route "${route.name}" went away during its upload: remote call ended`,
         );
-        return fail(400, callerGone.message);
+        return fail(400, callerGone.message, additions);
       }
       if (controller.signal.reason === timedOut) {
         log.warn(
@@ -184,6 +205,7 @@ export function createRelay(options: RelayOptions): Relay {
         return fail(
           504,
           `Remote of route "${route.name}" did not answer within ${timeoutMs} ms`,
+          additions,
         );
       }
       // fetch's errors quote the URL: its query may carry the caller's keys.
@@ -194,15 +216,20 @@ export function createRelay(options: RelayOptions): Relay {
       // Also a 502, but not always a network problem: say what is known.
       const what = failedCallText(error);
       log.warn(`Remote of route "${route.name}" ${what}: ${reason}`);
-      return fail(502, `Remote of route "${route.name}" ${what}`);
+      return fail(
+        502,
+        `Remote of route "${route.name}" ${what}`,
+        additions,
+      );
     }
     if (phase === "head") phase = "body";
-    const headers = callerHeaderPairs(
+    const pairs = callerHeaderPairs(
       remote.headers,
       allowOrigin,
       relocate,
       remote.decoded,
     );
+    const headers = additions ? additions.answer(pairs) : pairs;
     let answer = remote.body;
     if (answer instanceof ReadableStream) {
       // The caller's turn until the server asks for the first part.

@@ -35,6 +35,13 @@ export interface HttpAppOptions {
    */
   headers?: Readonly<Record<string, string>>;
   /**
+   * The routes put the {@linkcode HttpAppOptions.headers} on their answers
+   * themselves, so they need no middleware (which costs every call, and takes a
+   * route with a single handler off Hono's direct path); the app's own answers
+   * (health check, 404, 405, errors) still get them. @default false
+   */
+  headersInRoutes?: boolean;
+  /**
    * Measure every route's answer to HEAD in a middleware, so it carries the length
    * of the GET answer. An app whose GET routes set `Content-Length` themselves
    * passes `false`: a route with a single handler then stays on Hono's synchronous
@@ -66,11 +73,16 @@ export interface HttpAppOptions {
 export function createHttpApp(options: HttpAppOptions): Hono {
   const app = new Hono();
   if (options.around) app.use(options.around);
-  if (options.headers) app.use(answerHeaders(options.headers));
+  // The headers the app's own answers need, when no middleware adds them.
+  const own = options.headersInRoutes ? options.headers : undefined;
+  if (options.headers && !own) app.use(answerHeaders(options.headers));
   if (options.headLength ?? true) app.use(headLength);
   if (options.healthz ?? true) {
-    app.get("/healthz", (c) => c.body(HEALTHZ, 200, HEALTHZ_HEADERS));
+    const headers = own ? { ...own, ...HEALTHZ_HEADERS } : HEALTHZ_HEADERS;
+    app.get("/healthz", (c) => c.body(HEALTHZ, 200, headers));
   }
+  const measured = (c: Context, response: Response) =>
+    measuredHead(c, own ? withMissing(response, own) : response);
   app.notFound((c) => {
     const path = c.req.path;
     const allowed = options.allowedMethods?.(path) ?? routedMethods(app, path);
@@ -104,8 +116,19 @@ const HEALTHZ_HEADERS = {
   "content-length": String(HEALTHZ.length),
 };
 
+/** `response` with those of `headers` it lacks (the app's own answers are mutable). */
+function withMissing(
+  response: Response,
+  headers: Readonly<Record<string, string>>,
+): Response {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!response.headers.has(name)) response.headers.set(name, value);
+  }
+  return response;
+}
+
 /** `response` with its `Content-Length` when it answers HEAD (see `headLength`). */
-async function measured(c: Context, response: Response): Promise<Response> {
+async function measuredHead(c: Context, response: Response): Promise<Response> {
   if (
     c.req.method !== "HEAD" || response.body === null ||
     response.headers.has("content-length")

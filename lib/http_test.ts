@@ -192,3 +192,42 @@ Deno.test("createHttpApp() runs its around middleware before everything, around 
   // Nothing inside it ran: not even the headers every answer gets.
   assert.equal(refused.headers.has("x-every"), false);
 });
+
+Deno.test("createHttpApp() with headersInRoutes puts the headers on its own answers, and leaves the routes' to them", async () => {
+  const app = createHttpApp({
+    log: createMemoryLog(),
+    headers: { "x-every": "1" },
+    headersInRoutes: true,
+    headLength: false,
+  });
+  app.get("/own", (c) => c.text("mine", 200, { "x-every": "route" }));
+  app.get("/bare", (c) => c.text("bare"));
+  app.post("/bare", (c) => c.text("bare"));
+  app.get("/boom", () => {
+    throw new Error("database on fire");
+  });
+  app.get("/refused", () => {
+    throw new HTTPException(418, { message: "no" });
+  });
+  for (
+    const [path, method, status] of [
+      ["/healthz", "GET", 200],
+      ["/nowhere", "GET", 404],
+      ["/bare", "PUT", 405],
+      ["/boom", "GET", 500],
+      ["/refused", "GET", 418],
+    ] as const
+  ) {
+    const response = await app.request(path, { method });
+    await response.body?.cancel();
+    assert.equal(response.status, status, path);
+    assert.equal(response.headers.get("x-every"), "1", path);
+  }
+  const own = await app.request("/own");
+  assert.equal(own.headers.get("x-every"), "route");
+  assert.equal(await own.text(), "mine");
+  // No middleware: a route that does not set them answers without them.
+  const bare = await app.request("/bare");
+  assert.equal(bare.headers.get("x-every"), null);
+  assert.equal(await bare.text(), "bare");
+});

@@ -162,6 +162,8 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     log,
     healthz,
     headers: cors,
+    // Every answer of the route below carries them already.
+    headersInRoutes: true,
     around: origins === "*" ? undefined : originRule(policy),
     // HEAD is not relayed (405, empty body) and the app's own answers carry their
     // length, so the HEAD-length middleware would only cost every relayed call.
@@ -182,6 +184,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       return new Response(null, { status: 204, headers });
     }
     if (!RELAYED_METHODS.includes(request.method)) {
+      c.header("access-control-allow-origin", allowOrigin);
       return methodNotAllowed(c, allowed, { emptyBody: true });
     }
     const resolution = resolve(request.url);

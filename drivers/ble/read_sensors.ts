@@ -7,8 +7,8 @@
 import type { Log } from "../../lib/log.ts";
 import { type BleSensor, decodeAdvertisement } from "./ble_sensor.ts";
 import { normalizeBluetoothAddress } from "./bluetooth_address.ts";
-import { createNobleScanner } from "./noble_scanner.ts";
-import type { Advertisement, Scanner } from "./scanner.ts";
+import { scan } from "./_scan.ts";
+import type { Scanner } from "./scanner.ts";
 import type { SensorReading } from "./sensor_reading.ts";
 
 /** Options of {@linkcode readSensors}. */
@@ -54,7 +54,7 @@ export async function readSensors(
   sensors: readonly BleSensor[],
   options: ReadSensorsOptions,
 ): Promise<Map<string, SensorReading>> {
-  const { timeoutMs = 20_000, restartMs = 2_000, signal, log } = options;
+  const { timeoutMs = 20_000, restartMs = 2_000, log } = options;
   const readings = new Map<string, SensorReading>();
   if (sensors.length === 0) return readings;
   const byAddress = new Map<string, BleSensor[]>();
@@ -67,27 +67,9 @@ export async function readSensors(
   const warned = new Set<string>();
   /** Frames of sensors heard so far without a temperature or humidity, merged. */
   const partial = new Map<string, SensorReading>();
-  signal?.throwIfAborted();
-  const createScanner = options.createScanner ?? createNobleScanner;
-  const scanner = options.scanner ?? await createScanner({ log });
-  if (signal?.aborted) {
-    await closeScanner(scanner, log);
-    throw signal.reason;
-  }
-  return await new Promise((resolve, reject) => {
-    let settled = false;
-    const finish = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(restartTimer);
-      clearTimeout(deadlineTimer);
-      signal?.removeEventListener("abort", onAbort);
-      closeScanner(scanner, log).finally(outcome);
-    };
-    const fail = (error: unknown) => finish(() => reject(error));
-    const onAbort = () => fail(signal?.reason);
-    const onAdvertisement = (advertisement: Advertisement) => {
-      if (settled) return;
+  return await scan<Map<string, SensorReading>>(
+    { ...options, timeoutMs, restartMs, log },
+    (advertisement, done) => {
       const address = normalizeBluetoothAddress(advertisement.address);
       for (const sensor of byAddress.get(address ?? "") ?? []) {
         if (readings.has(sensor.name)) continue;
@@ -109,31 +91,14 @@ export async function readSensors(
           );
         }
       }
-      if (readings.size === sensors.length) finish(() => resolve(readings));
-    };
-    const restartTimer = setTimeout(() => {
-      log.debug("Restarting the Bluetooth scan");
-      scanner.stop()
-        .then(() => settled ? undefined : scanner.start(onAdvertisement))
-        .catch(fail);
-    }, restartMs);
-    const deadlineTimer = setTimeout(() => {
+      if (readings.size === sensors.length) done(readings);
+    },
+    () => {
       // Out of time: a sensor heard without temperature or humidity gives its battery.
       for (const [name, reading] of partial) {
         if (reading.battery !== undefined) readings.set(name, reading);
       }
-      finish(() => resolve(readings));
-    }, timeoutMs);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    scanner.start(onAdvertisement).catch(fail);
-  });
-}
-
-/** Closes `scanner`, logging a failure at DEBUG instead of throwing it. */
-async function closeScanner(scanner: Scanner, log: Log): Promise<void> {
-  try {
-    await scanner.close();
-  } catch (error) {
-    log.debug(`Closing the Bluetooth scanner failed: ${error}`);
-  }
+      return readings;
+    },
+  );
 }

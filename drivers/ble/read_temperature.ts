@@ -7,8 +7,8 @@
 import type { Log } from "../../lib/log.ts";
 import { type BeeWiReading, decodeBeeWi } from "./beewi.ts";
 import { normalizeBluetoothAddress } from "./bluetooth_address.ts";
-import { createNobleScanner } from "./noble_scanner.ts";
-import type { Advertisement, Scanner } from "./scanner.ts";
+import type { Scanner } from "./scanner.ts";
+import { scan } from "./_scan.ts";
 
 export type { BeeWiReading } from "./beewi.ts";
 export type { Advertisement, Scanner } from "./scanner.ts";
@@ -25,7 +25,7 @@ export interface ReadTemperatureOptions {
   scanner?: Scanner;
   /**
    * Makes the scanner when `scanner` is not given; called once per read.
-   * @default {@linkcode createNobleScanner}, a scanner on `npm:@stoprocent/noble`
+   * @default `createNobleScanner`, a scanner on `npm:@stoprocent/noble`
    */
   createScanner?: (options: { log: Log }) => Promise<Scanner>;
   /** Receives progress at DEBUG and the Bluetooth library's own messages. */
@@ -57,7 +57,7 @@ export async function readTemperature(
   address: string,
   options: ReadTemperatureOptions = {},
 ): Promise<BeeWiReading | undefined> {
-  const { timeoutMs = 20_000, restartMs = 2_000, signal } = options;
+  const { timeoutMs = 20_000, restartMs = 2_000 } = options;
   const log = options.log ?? SILENT;
   const wanted = normalizeBluetoothAddress(address);
   if (wanted === undefined) {
@@ -65,30 +65,10 @@ export async function readTemperature(
       `Invalid Bluetooth address "${address}": expected six hex pairs such as AA:BB:CC:DD:EE:FF`,
     );
   }
-  signal?.throwIfAborted();
-  const createScanner = options.createScanner ?? createNobleScanner;
-  const scanner = options.scanner ?? await createScanner({ log });
-  // An abort while the scanner was made has already fired: a listener added now
-  // would never run, and the read would last until the time-out.
-  if (signal?.aborted) {
-    await closeScanner(scanner, log);
-    throw signal.reason;
-  }
-
-  return await new Promise<BeeWiReading | undefined>((resolve, reject) => {
-    let settled = false;
-    const finish = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(restartTimer);
-      clearTimeout(deadlineTimer);
-      signal?.removeEventListener("abort", onAbort);
-      closeScanner(scanner, log).finally(outcome);
-    };
-    const fail = (error: unknown) => finish(() => reject(error));
-    const onAbort = () => fail(signal?.reason);
-    const onAdvertisement = (advertisement: Advertisement) => {
-      if (settled || !advertisement.manufacturerData) return;
+  return await scan<BeeWiReading | undefined>(
+    { ...options, timeoutMs, restartMs, log },
+    (advertisement, done) => {
+      if (!advertisement.manufacturerData) return;
       if (normalizeBluetoothAddress(advertisement.address) !== wanted) return;
       const reading = decodeBeeWi(advertisement.manufacturerData);
       if (!reading) {
@@ -97,29 +77,11 @@ export async function readTemperature(
         );
         return;
       }
-      finish(() => resolve(reading));
-    };
-
-    const restartTimer = setTimeout(() => {
-      log.debug("Restarting the Bluetooth scan");
-      scanner.stop()
-        .then(() => settled ? undefined : scanner.start(onAdvertisement))
-        .catch(fail);
-    }, restartMs);
-    const deadlineTimer = setTimeout(() => {
+      done(reading);
+    },
+    () => {
       log.debug(`No reading from ${address} within ${timeoutMs} ms`);
-      finish(() => resolve(undefined));
-    }, timeoutMs);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    scanner.start(onAdvertisement).catch(fail);
-  });
-}
-
-/** Closes `scanner`, logging a failure at DEBUG instead of throwing it. */
-async function closeScanner(scanner: Scanner, log: Log): Promise<void> {
-  try {
-    await scanner.close();
-  } catch (error) {
-    log.debug(`Closing the Bluetooth scanner failed: ${error}`);
-  }
+      return undefined;
+    },
+  );
 }

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { Browser, CDPSession, Page } from "puppeteer-core";
+import { parseCsv } from "../services/table/_test_csv.ts";
 
 /** One row of the stand-in data set, as the API answers it. */
 export interface Person {
@@ -97,36 +98,6 @@ export function startStandInApi(): StandInApi {
     },
     close: () => server.shutdown(),
   };
-}
-
-/** An RFC 4180 reader of our own, to read downloads back. */
-export function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
-    if (quoted) {
-      if (char === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ",") {
-      record.push(field);
-      field = "";
-    } else if (char === "\r" && text[i + 1] === "\n") {
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = "";
-      i++;
-    } else field += char;
-  }
-  assert.equal(field, "", "the CSV ends with CRLF");
-  return records;
 }
 
 /** Lets the browser save downloads into `dir` and report them on the returned session. */

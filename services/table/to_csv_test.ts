@@ -1,36 +1,7 @@
 import assert from "node:assert/strict";
+import { parseCsv } from "./_test_csv.ts";
 import { csvField, toCsv } from "./to_csv.ts";
 import type { Cell } from "./to_table.ts";
-
-/** An RFC 4180 reader written for the test, so the writer is checked by a round trip. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (quoted) {
-      if (char === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ",") {
-      record.push(field);
-      field = "";
-    } else if (char === "\r" && text[i + 1] === "\n") {
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = "";
-      i++;
-    } else field += char;
-  }
-  assert.equal(field, "", "the document ends with CRLF");
-  return records;
-}
 
 Deno.test("csvField() writes plain text, numbers, booleans and null as they are", () => {
   assert.equal(csvField("Ada Thornbury"), "Ada Thornbury");

@@ -9,7 +9,7 @@
  */
 
 /** Hop-by-hop headers (RFC 9110 section 7.6.1) and their common non-standard kin. */
-const HOP_BY_HOP = [
+export const HOP_BY_HOP: readonly string[] = [
   "connection",
   "keep-alive",
   "proxy-authenticate",

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { HOP_BY_HOP } from "./_headers.ts";
 import type { Env } from "../../lib/settings.ts";
 import type { ProxyRoute } from "./routes.ts";
 
@@ -40,17 +41,9 @@ const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
  * `Accept-Encoding` (its client negotiates its own codings).
  */
 const MANAGED = new Set([
+  ...HOP_BY_HOP,
   "host",
   "content-length",
-  "transfer-encoding",
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "upgrade",
   "via",
   "cookie",
   "cookie2",

@@ -5,6 +5,7 @@
  * @module
  */
 import { freePort } from "./_helpers.ts";
+import { startServerProcess } from "./_server_process.ts";
 
 /** A running `mosquitto`. */
 export interface Mosquitto {
@@ -26,54 +27,29 @@ export async function startMosquitto(
   path: string,
   options: { port?: number } = {},
 ): Promise<Mosquitto> {
-  const dir = await Deno.makeTempDir({ prefix: "homewire-mosquitto-" });
   const port = options.port ?? freePort();
-  await Deno.writeTextFile(
-    `${dir}/mosquitto.conf`,
-    `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`,
-  );
-  const child = new Deno.Command(path, {
-    args: ["-c", `${dir}/mosquitto.conf`],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  let stopped: Promise<void> | undefined;
-  const stop = () => stopped ??= end();
-  const end = async () => {
-    try {
-      child.kill("SIGCONT");
-      child.kill("SIGKILL");
-    } catch {
-      // already ended
-    }
-    await child.status;
-    await Deno.remove(dir, { recursive: true });
-  };
-  const deadline = Date.now() + 15_000;
-  while (true) {
-    try {
-      const connection = await Deno.connect({ hostname: "127.0.0.1", port });
-      connection.close();
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) {
-        await stop();
-        throw new Error(`mosquitto did not listen on ${port}: ${error}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+  const server = await startServerProcess({
+    path,
+    prefix: "homewire-mosquitto-",
+    args: async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/mosquitto.conf`,
+        `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`,
+      );
+      return ["-c", `${dir}/mosquitto.conf`];
+    },
+    readyPort: port,
+  });
   return {
     url: `mqtt://127.0.0.1:${port}`,
     port,
     kill(signal) {
       try {
-        child.kill(signal);
+        server.kill(signal);
       } catch {
         // already ended
       }
     },
-    stop,
+    stop: server.stop,
   };
 }

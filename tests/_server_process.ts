@@ -10,19 +10,21 @@ import { waitForHttp } from "./_helpers.ts";
 export interface ServerProcess {
   /** Sends a signal to the server (`SIGSTOP` / `SIGCONT` to pause it). */
   kill(signal: Deno.Signal): void;
-  /** Kills the server (resuming it first if paused) and removes its folder. */
+  /** Kills the server (resuming it first if paused) and removes its folder, once. */
   stop(): Promise<void>;
 }
 
 /**
  * Runs `path` with `args(dir)` for a new temporary folder `dir` (made with `prefix`)
- * and waits until `readyUrl` answers; on failure the server is stopped again.
+ * and waits until `readyUrl` answers, or `readyPort` of 127.0.0.1 accepts a
+ * connection; on failure the server is stopped again.
  */
 export async function startServerProcess(options: {
   path: string;
   prefix: string;
   args: (dir: string) => string[] | Promise<string[]>;
-  readyUrl: string;
+  readyUrl?: string;
+  readyPort?: number;
 }): Promise<ServerProcess> {
   const dir = await Deno.makeTempDir({ prefix: options.prefix });
   const child = new Deno.Command(options.path, {
@@ -31,7 +33,9 @@ export async function startServerProcess(options: {
     stdout: "null",
     stderr: "null",
   }).spawn();
-  const stop = async () => {
+  let stopped: Promise<void> | undefined;
+  const stop = () => stopped ??= end();
+  const end = async () => {
     try {
       child.kill("SIGCONT");
       child.kill("SIGKILL");
@@ -42,10 +46,31 @@ export async function startServerProcess(options: {
     await Deno.remove(dir, { recursive: true });
   };
   try {
-    await waitForHttp(options.readyUrl, 30_000);
+    if (options.readyUrl !== undefined) {
+      await waitForHttp(options.readyUrl, 30_000);
+    }
+    if (options.readyPort !== undefined) {
+      await waitForPort(options.readyPort, 30_000);
+    }
   } catch (error) {
     await stop();
     throw error;
   }
   return { kill: (signal) => child.kill(signal), stop };
+}
+
+/** Resolves once `port` of 127.0.0.1 accepts a connection; rejects after `timeoutMs`. */
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (true) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) {
+        throw new Error(`Nothing listened on port ${port}: ${error}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }

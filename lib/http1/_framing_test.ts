@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { chunkSize, framingOf } from "./_framing.ts";
-import { InvalidResponseError } from "./invalid_response_error.ts";
+import { InvalidFramingError } from "./errors.ts";
 
 const answer = (headers: [string, string][], status = 200, http10 = false) => ({
   http10,
@@ -112,7 +112,7 @@ Deno.test("framingOf() refuses a framing two readers could read two ways", async
         assert.throws(
           () => framingOf(answer(headers), method),
           (error: Error) =>
-            error instanceof InvalidResponseError &&
+            error instanceof InvalidFramingError &&
             expected.test(error.message),
         );
       }
@@ -151,6 +151,6 @@ Deno.test("chunkSize() reads strict hex with well-formed extensions only", () =>
       "10000000000000",
     ]
   ) {
-    assert.throws(() => chunkSize(line), InvalidResponseError, line);
+    assert.throws(() => chunkSize(line), InvalidFramingError, line);
   }
 });

@@ -1,10 +1,58 @@
 /**
  * Test helpers of the pooled HTTP/1.1 client and of what uses it: one raw TCP server
- * that answers with exactly the bytes a test gives, written as scripted (each write
+ * that responds with exactly the bytes a test gives, written as scripted (each write
  * its own TCP segment, with pauses between them).
+ *
+ * Also the faces of the client only tests use: `fetch`-like and whole-response
+ * requests over `request()` ({@linkcode testClient}).
  *
  * @module
  */
+import {
+  createHttp1Client,
+  type Http1Client,
+  type Http1ClientOptions,
+} from "./client.ts";
+import { type Exchange, exchangeOver } from "./exchange.ts";
+import type { UpstreamBody } from "./upstream.ts";
+
+/** A pooled client with the faces tests use. */
+export interface TestClient extends Http1Client {
+  /**
+   * Sends `input` (an `http:` URL) like `fetch`: method, headers, body and signal
+   * are honoured; the response keeps its `Content-Encoding` header, as `fetch`'s
+   * does.
+   */
+  fetch(input: string | URL, init?: RequestInit): Promise<Response>;
+  /** Sends a request and reads its whole response (`exchangeOver(request)`). */
+  exchange: Exchange;
+}
+
+/** A pooled client (see `createHttp1Client`) with a `fetch` and an `exchange` face. */
+export function testClient(options?: Http1ClientOptions): TestClient {
+  const client = createHttp1Client(options);
+  return {
+    ...client,
+    async fetch(input, init = {}) {
+      const response = await client.request(input, {
+        method: init.method,
+        headers: init.headers === undefined
+          ? undefined
+          : Array.isArray(init.headers)
+          ? init.headers as [string, string][]
+          : [...new Headers(init.headers)],
+        body: (init.body ?? null) as UpstreamBody,
+        signal: init.signal,
+      });
+      return new Response(response.body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    },
+    exchange: exchangeOver(client.request),
+  };
+}
 
 /** One step of a scripted answer: bytes to write, or a pause in ms. */
 export type ScriptStep = string | Uint8Array | number;

@@ -9,11 +9,12 @@
  */
 import assert from "node:assert/strict";
 import { Client } from "undici";
-import { createHttp1Client } from "./client.ts";
 import {
   type Script,
   type ScriptStep,
   startScriptedServer,
+  type TestClient,
+  testClient,
 } from "./_testing.ts";
 
 /** How a client took an answer. */
@@ -505,7 +506,7 @@ async function ours(
   url: string,
   method: string,
   lean: boolean,
-  client: ReturnType<typeof createHttp1Client>,
+  client: TestClient,
   timeoutMs = TIMEOUT_MS,
 ): Promise<Outcome> {
   const signal = AbortSignal.timeout(timeoutMs);
@@ -623,7 +624,7 @@ async function play(
     bodyTimeout: timeoutMs,
     maxHeaderSize: 64 * 1024,
   });
-  const client = createHttp1Client();
+  const client = testClient();
   const second: Outcome[] = [];
   const outcomes: Outcome[] = [];
   try {

@@ -10,7 +10,7 @@ import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { preview } from "../../lib/preview.ts";
 import { createRelay } from "./relay.ts";
 import type { Http1Client } from "../../lib/http1/client.ts";
-import { createRemoteCall } from "../../lib/http1/remote_call.ts";
+import { createUpstream } from "../../lib/http1/upstream.ts";
 import { resolveTarget } from "./resolve_target.ts";
 import { declaresBody } from "./_headers.ts";
 import type { ProxyRoute } from "./routes.ts";
@@ -102,7 +102,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   const pseudonym = options.pseudonym ??
     `homewire-proxy-${crypto.randomUUID().slice(0, 8)}`;
   const relay = createRelay({
-    call: createRemoteCall({ http1: options.http1, fetch: options.fetch }),
+    call: createUpstream({ http1: options.http1, fetch: options.fetch }),
     log,
     allowOrigin,
     timeoutMs: options.timeoutMs ?? 30_000,

@@ -18,13 +18,14 @@ import { EnvFileError, loadEnv } from "./program/env_file.ts";
 import { helpText } from "./program/help.ts";
 import { createLog, errorText, type Log } from "./lib/log.ts";
 import { configureLogging, loggingSettings } from "./lib/logging.ts";
-import type { RoleDescriptor, RunningRole } from "./lib/role.ts";
+import {
+  EXIT_USAGE,
+  type RoleDescriptor,
+  type RunningRole,
+} from "./lib/role.ts";
 import { parseSettings, SettingsError } from "./lib/settings.ts";
 import { DEMO_ROLES, demoBanner, demoEnv } from "./program/demo.ts";
 import { ROLES } from "./program/roles.ts";
-
-/** Exit code for a bad command line or bad settings. */
-export const EXIT_USAGE = 2;
 
 /** What {@linkcode main} needs from the outside world. */
 export interface MainOptions {

@@ -6,7 +6,7 @@
 
 /**
  * The bytes of `chunks`, in order, in one new array of `size` bytes (their total
- * length unless given: a caller that counted them as they came passes its count).
+ * length unless given: code that counted them as they came passes its count).
  *
  * @example
  * ```ts

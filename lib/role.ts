@@ -12,6 +12,17 @@ import {
   type SettingsOf,
 } from "./settings.ts";
 
+/**
+ * Exit code for a bad command line or bad settings (a role's own usage error too,
+ * such as the reader's missing address).
+ *
+ * @example
+ * ```ts
+ * const code: number = EXIT_USAGE; // 2
+ * ```
+ */
+export const EXIT_USAGE = 2;
+
 /** What a role is started with, besides its parsed settings. */
 export interface RoleContext {
   /** The merged environment (process environment over `.env`). */
@@ -86,7 +97,7 @@ export interface RoleDefinition<S extends Schema> {
   /** Command-line flags the role reads (`once` for `--once`). @default none */
   flags?: readonly string[];
   /**
-   * A one-shot program whose exit code is its answer (the reader): it runs alone in
+   * A one-shot program whose exit code is its result (the reader): it runs alone in
    * its process, so no other role hides that code. @default false
    */
   runsAlone?: boolean;
@@ -97,7 +108,7 @@ export interface RoleDefinition<S extends Schema> {
   argsToEnv?(args: readonly string[]): Record<string, string>;
   /**
    * Problems that involve several settings together (one sentence each), reported
-   * with the others so start-up stops with exit code 2. It runs even when other
+   * with the others so start-up stops with {@linkcode EXIT_USAGE}. It runs even when other
    * settings have problems: `settings` holds those that parsed, and `failed` names
    * those that did not (so a rule can stay quiet about a setting already reported).
    * `env` is the whole environment, for the variables of `patterns`.

@@ -54,10 +54,10 @@ export function testClient(options?: Http1ClientOptions): TestClient {
   };
 }
 
-/** One step of a scripted answer: bytes to write, or a pause in ms. */
+/** One step of a scripted response: bytes to write, or a pause in ms. */
 export type ScriptStep = string | Uint8Array | number;
 
-/** An answer script, and whether the connection is closed after it. */
+/** A response script, and whether the connection is closed after it. */
 export interface Script {
   steps: readonly ScriptStep[];
   /** Close the connection once the steps are written. */
@@ -84,14 +84,14 @@ const decoder = new TextDecoder();
 const CRLF2 = [13, 10, 13, 10];
 
 /**
- * Starts a server on 127.0.0.1 that answers each request (a head, and a body of its
- * `Content-Length`; requests are not pipelined) with the script `answer` returns for
+ * Starts a server on 127.0.0.1 that responds to each request (a head, and a body of its
+ * `Content-Length`; requests are not pipelined) with the script `respond` returns for
  * it (`head` without its blank line, `body` as UTF-8 text, `index` counting requests
- * from 0). Strings are written as Latin-1 bytes, as given, so any malformed answer
+ * from 0). Strings are written as Latin-1 bytes, as given, so any malformed response
  * can be played.
  */
 export function startScriptedServer(
-  answer: (head: string, body: string, index: number) => Script,
+  respond: (head: string, body: string, index: number) => Script,
 ): ScriptedServer {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const heads: string[] = [];
@@ -132,7 +132,7 @@ export function startScriptedServer(
         );
         pending = pending.slice(end + 4 + length);
         heads.push(`${head}\r\n\r\n${body}`);
-        const script = answer(head, body, heads.length - 1);
+        const script = respond(head, body, heads.length - 1);
         playing++;
         try {
           for (const step of script.steps) {
@@ -182,19 +182,19 @@ export function startScriptedServer(
 }
 
 /**
- * A {@linkcode startScriptedServer} answering each request with the raw bytes
- * `answer` returns, at once (`null` closes the connection instead). With
- * `closeAfterAnswer`, each connection is closed after its first answer.
+ * A {@linkcode startScriptedServer} responding to each request with the raw bytes
+ * `respond` returns, at once (`null` closes the connection instead). With
+ * `closeAfterResponse`, each connection is closed after its first response.
  */
 export function startRawServer(
-  answer: (head: string, index: number) => string | Uint8Array | null,
-  options: { closeAfterAnswer?: boolean } = {},
+  respond: (head: string, index: number) => string | Uint8Array | null,
+  options: { closeAfterResponse?: boolean } = {},
 ): ScriptedServer {
   return startScriptedServer((head, _, index) => {
-    const reply = answer(head, index);
+    const reply = respond(head, index);
     return reply === null
       ? { steps: [], close: true }
-      : { steps: [reply], close: options.closeAfterAnswer };
+      : { steps: [reply], close: options.closeAfterResponse };
   });
 }
 

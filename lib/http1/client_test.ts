@@ -80,7 +80,7 @@ Deno.test("createHttp1Client() retries once when a pooled connection was closed"
   }
 });
 
-Deno.test("createHttp1Client() reads every framing of an answer", async (t) => {
+Deno.test("createHttp1Client() reads every framing of a response", async (t) => {
   const cases: [string, string, string][] = [
     [
       "chunked with extensions and trailers",
@@ -88,7 +88,7 @@ Deno.test("createHttp1Client() reads every framing of an answer", async (t) => {
       "hello, world",
     ],
     [
-      "informational answers first",
+      "informational responses first",
       "HTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 3\r\n\r\nyes",
       "yes",
     ],
@@ -103,7 +103,7 @@ Deno.test("createHttp1Client() reads every framing of an answer", async (t) => {
   for (const [name, raw, body] of cases) {
     await t.step(name, async () => {
       const server = startRawServer(() => raw, {
-        closeAfterAnswer: raw.startsWith("HTTP/1.0"),
+        closeAfterResponse: raw.startsWith("HTTP/1.0"),
       });
       const client = testClient();
       try {
@@ -143,8 +143,8 @@ Deno.test("createHttp1Client() decodes gzip like fetch and keeps the header", as
   }
 });
 
-/** An answer head with `headers`, then `body`, as bytes. */
-function rawAnswer(headers: string, body: Uint8Array): Uint8Array {
+/** A response head with `headers`, then `body`, as bytes. */
+function rawResponse(headers: string, body: Uint8Array): Uint8Array {
   const head = new TextEncoder().encode(`HTTP/1.1 200 OK\r\n${headers}\r\n`);
   const raw = new Uint8Array(head.length + body.length);
   raw.set(head);
@@ -158,7 +158,7 @@ Deno.test("createHttp1Client() reads deflate with and without its zlib header, a
     for (const framing of [`content-length: ${body.length}`, "chunked"]) {
       const server = startRawServer(() =>
         framing === "chunked"
-          ? rawAnswer(
+          ? rawResponse(
             "content-encoding: deflate\r\ntransfer-encoding: chunked\r\n",
             new Uint8Array([
               ...new TextEncoder().encode(`${body.length.toString(16)}\r\n`),
@@ -166,7 +166,7 @@ Deno.test("createHttp1Client() reads deflate with and without its zlib header, a
               ...new TextEncoder().encode("\r\n0\r\n\r\n"),
             ]),
           )
-          : rawAnswer(`content-encoding: deflate\r\n${framing}\r\n`, body)
+          : rawResponse(`content-encoding: deflate\r\n${framing}\r\n`, body)
       );
       const client = testClient();
       try {
@@ -183,16 +183,16 @@ Deno.test("createHttp1Client() reads deflate with and without its zlib header, a
   }
 });
 
-Deno.test("createHttp1Client() answers an empty coded body as empty", async () => {
+Deno.test("createHttp1Client() returns an empty coded body as empty", async () => {
   for (const coding of ["gzip", "deflate", "br"]) {
     const server = startRawServer(() =>
       `HTTP/1.1 200 OK\r\ncontent-encoding: ${coding}\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n`
     );
     const client = testClient();
     try {
-      const answer = await client.request(`${server.url}/`);
-      assert.equal(answer.decoded, true, coding);
-      assert.equal(await new Response(answer.body).text(), "", coding);
+      const res = await client.request(`${server.url}/`);
+      assert.equal(res.decoded, true, coding);
+      assert.equal(await new Response(res.body).text(), "", coding);
       await (await client.fetch(`${server.url}/again`)).text();
       assert.equal(server.connections, 1);
     } finally {
@@ -204,7 +204,7 @@ Deno.test("createHttp1Client() answers an empty coded body as empty", async () =
 
 Deno.test("createHttp1Client() fails a body that does not decode", async () => {
   const server = startRawServer(() =>
-    rawAnswer(
+    rawResponse(
       "content-encoding: gzip\r\ncontent-length: 12\r\n",
       new TextEncoder().encode("not gzipped!"),
     )
@@ -224,7 +224,7 @@ Deno.test("createHttp1Client() fails a body that does not decode", async () => {
   }
 });
 
-Deno.test("createHttp1Client() drops a pooled connection the remote closes while idle", async () => {
+Deno.test("createHttp1Client() drops a pooled connection the upstream closes while idle", async () => {
   const server = startRawServer(() => OK);
   const client = testClient();
   const post = (path: string) =>
@@ -268,7 +268,7 @@ Deno.test("createHttp1Client() streams a request body with chunked framing", asy
   }
 });
 
-Deno.test("createHttp1Client() fails clearly on broken answers", async (t) => {
+Deno.test("createHttp1Client() fails clearly on broken responses", async (t) => {
   const cases: [string, string, RegExp, string][] = [
     [
       "a bad status line",
@@ -378,7 +378,7 @@ Deno.test("createHttp1Client() fails clearly on broken answers", async (t) => {
       }
     });
   }
-  await t.step("a whole answer refuses a control character too", async () => {
+  await t.step("a whole response refuses a control character too", async () => {
     const server = startRawServer(() =>
       "HTTP/1.1 200 OK\r\nx-a: a\x01b\r\ncontent-length: 2\r\n\r\nok"
     );
@@ -415,7 +415,7 @@ Deno.test("createHttp1Client() fails clearly on broken answers", async (t) => {
       }
     },
   );
-  await t.step("a closed connection is not an invalid answer", async () => {
+  await t.step("a closed connection is not an invalid response", async () => {
     const server = startRawServer(() => null);
     const client = testClient();
     try {
@@ -474,21 +474,21 @@ Deno.test("createHttp1Client() rejects with the abort reason and closes the call
   }
 });
 
-Deno.test("call() answers the raw header list; fetch() and exchange() wrap it", async () => {
+Deno.test("request() returns the raw header list; fetch() and exchange() wrap it", async () => {
   const server = startRawServer(() =>
     "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\nx-a: 1\r\nx-a: 2\r\n\r\n" +
     "3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"
   );
   const client = testClient();
   try {
-    const answer = await client.request(`${server.url}/0`);
-    assert.deepEqual(answer.headers, [
+    const res = await client.request(`${server.url}/0`);
+    assert.deepEqual(res.headers, [
       ["transfer-encoding", "chunked"],
       ["x-a", "1"],
       ["x-a", "2"],
     ]);
-    assert.equal(answer.decoded, false);
-    assert.equal(await new Response(answer.body).text(), "abcde");
+    assert.equal(res.decoded, false);
+    assert.equal(await new Response(res.body).text(), "abcde");
     const response = await client.fetch(`${server.url}/1`);
     assert.equal(response.headers.get("x-a"), "1, 2");
     assert.equal(await response.text(), "abcde");
@@ -505,7 +505,7 @@ Deno.test("call() answers the raw header list; fetch() and exchange() wrap it", 
   }
 });
 
-Deno.test("exchange() answers the whole answer and reuses the connection", async (t) => {
+Deno.test("exchange() returns the whole response and reuses the connection", async (t) => {
   const cases: [string, string, string, boolean][] = [
     ["a small body that came with its head", OK, "ok", true],
     [
@@ -528,13 +528,13 @@ Deno.test("exchange() answers the whole answer and reuses the connection", async
       const client = testClient();
       try {
         for (let i = 0; i < 2; i++) {
-          const answer = await client.exchange(`${server.url}/${i}`, {
+          const res = await client.exchange(`${server.url}/${i}`, {
             method: "POST",
             headers: [["x-custom", "yes"]],
             body: "héllo",
           });
-          assert.equal(answer.status, raw.includes("204") ? 204 : 200);
-          assert.equal(new TextDecoder().decode(answer.body), body);
+          assert.equal(res.status, raw.includes("204") ? 204 : 200);
+          assert.equal(new TextDecoder().decode(res.body), body);
         }
         assert.equal(server.connections, reused ? 1 : 2);
         assert.match(server.heads[0]!, /^POST \/0 HTTP\/1\.1\r\n/);
@@ -556,10 +556,10 @@ Deno.test("exchange() answers the whole answer and reuses the connection", async
     );
     const client = testClient();
     try {
-      const answer = await client.exchange(server.url);
-      assert.equal(answer.status, 201);
-      assert.equal(answer.statusText, "Created");
-      assert.deepEqual(answer.headers, [
+      const res = await client.exchange(server.url);
+      assert.equal(res.status, 201);
+      assert.equal(res.statusText, "Created");
+      assert.deepEqual(res.headers, [
         ["x-request-id", "AbC"],
         ["content-length", "0"],
       ]);
@@ -577,13 +577,13 @@ Deno.test("exchange() with discardBody keeps the status and drops a long body", 
   );
   const client = testClient();
   try {
-    const answer = await client.exchange(server.url, {
+    const res = await client.exchange(server.url, {
       method: "POST",
       body: "{}",
       discardBody: true,
     });
-    assert.equal(answer.status, 500);
-    assert.equal(answer.body.length, 0);
+    assert.equal(res.status, 500);
+    assert.equal(res.body.length, 0);
     // The unread body made the connection unusable: the next call opens another.
     const again = await client.exchange(server.url, { discardBody: true });
     assert.equal(again.status, 500);
@@ -594,22 +594,22 @@ Deno.test("exchange() with discardBody keeps the status and drops a long body", 
   }
 });
 
-Deno.test("fetchExchange() answers like the pooled client's exchange", async () => {
+Deno.test("fetchExchange() returns like the pooled client's exchange", async () => {
   const server = startRawServer(() => OK);
   try {
-    const answer = await fetchExchange()(`${server.url}/f`, {
+    const res = await fetchExchange()(`${server.url}/f`, {
       method: "PUT",
       body: new TextEncoder().encode("bytes"),
     });
-    assert.equal(answer.status, 200);
-    assert.equal(new TextDecoder().decode(answer.body), "ok");
+    assert.equal(res.status, 200);
+    assert.equal(new TextDecoder().decode(res.body), "ok");
     assert.ok(server.heads[0]!.endsWith("\r\n\r\nbytes"));
   } finally {
     await server.stop();
   }
 });
 
-Deno.test("exchange() and fetchExchange() answer a redirect instead of following it", async () => {
+Deno.test("exchange() and fetchExchange() return a redirect instead of following it", async () => {
   const server = startRawServer(() =>
     "HTTP/1.1 302 Found\r\nlocation: /elsewhere\r\ncontent-length: 0\r\n\r\n"
   );
@@ -619,8 +619,8 @@ Deno.test("exchange() and fetchExchange() answer a redirect instead of following
     const fetched = await fetchExchange()(`${server.url}/b`, {
       method: "POST",
     });
-    for (const answer of [pooled, fetched]) {
-      assert.equal(answer.status, 302);
+    for (const res of [pooled, fetched]) {
+      assert.equal(res.status, 302);
     }
     assert.deepEqual(
       server.heads.map((head) => head.split(" ").slice(0, 2).join(" ")),
@@ -683,7 +683,7 @@ Deno.test("createHttp1Client() never sends a POST twice; an idempotent call is r
       `${method}${retryMethods ? " with retryMethods POST" : ""}`,
       async () => {
         // The second request (the first on the reused connection) is read, then
-        // the connection closes without an answer.
+        // the connection closes without a response.
         const server = startRawServer((_, index) => index === 1 ? null : OK);
         const client = testClient({ retryMethods });
         try {
@@ -706,7 +706,7 @@ Deno.test("createHttp1Client() never sends a POST twice; an idempotent call is r
     );
   }
   await t.step(
-    "a GET is not retried after a byte of the answer came",
+    "a GET is not retried after a byte of the response came",
     async () => {
       const server = startScriptedServer((head) =>
         head.startsWith("GET /call ")
@@ -732,8 +732,8 @@ Deno.test("createHttp1Client() never sends a POST twice; an idempotent call is r
 
 Deno.test("createHttp1Client() never reuses a connection that sent bytes not asked for", async (t) => {
   const cases: [string, ScriptStep[]][] = [
-    ["with the answer", [`${OK}junk`]],
-    ["a moment after the answer", [
+    ["with the response", [`${OK}junk`]],
+    ["a moment after the response", [
       OK,
       5,
       "HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nsecret",
@@ -803,12 +803,12 @@ Deno.test("createHttp1Client() never sends a streamed body other than its declar
     await t.step("longer: the excess never goes out", async () => {
       await assert.rejects(
         async () => {
-          const answer = await client.request(`${url}/up`, {
+          const res = await client.request(`${url}/up`, {
             method: "POST",
             headers: [["content-length", "3"]],
             body: streamOf("helGET /smuggled HTTP/1.1\r\nhost: x\r\n\r\n"),
           });
-          await new Response(answer.body).text();
+          await new Response(res.body).text();
         },
         (error: Error) =>
           error instanceof TypeError && /Content-Length 3/.test(error.message),
@@ -821,11 +821,11 @@ Deno.test("createHttp1Client() never sends a streamed body other than its declar
     });
     await t.step("shorter: the connection is not used again", async () => {
       const before = received.length;
-      const answer = await client.request(`${url}/short`, {
+      const res = await client.request(`${url}/short`, {
         method: "POST",
         headers: [["content-length", "10"]],
         body: streamOf("abc"),
-      }).then((answer) => new Response(answer.body).text()).catch((e) => e);
+      }).then((res) => new Response(res.body).text()).catch((e) => e);
       await new Promise((resolve) => setTimeout(resolve, 50));
       const next = await client.request(`${url}/next`);
       assert.equal(await new Response(next.body).text(), "ok");
@@ -833,7 +833,7 @@ Deno.test("createHttp1Client() never sends a streamed body other than its declar
         received.slice(before).every((bytes) =>
           !bytes.includes("/short") || !bytes.includes("/next")
         ),
-        `${String(answer)} ${JSON.stringify(received)}`,
+        `${String(res)} ${JSON.stringify(received)}`,
       );
     });
   } finally {

@@ -1,28 +1,28 @@
 /**
  * The failures of the HTTP/1.1 transport, one class each with a `code`, as undici's
- * `lib/core/errors.js` has them: callers branch on the class (or the code), never on
- * a message or on `TypeError`.
+ * `lib/core/errors.js` has them: the code that uses the client branches on the class
+ * (or the code), never on a message or on `TypeError`.
  *
  * - The upstream's response breaks HTTP/1.1: an {@linkcode InvalidResponseError},
  *   one subclass per part ({@linkcode InvalidStatusError},
  *   {@linkcode InvalidHeaderError}, {@linkcode HeadersOverflowError},
  *   {@linkcode InvalidFramingError}, {@linkcode ContentDecodingError}).
  * - The connection failed: {@linkcode SocketError} (connect, read or write), or
- *   {@linkcode ConnectionClosedError} (closed before the response ended, before its
- *   body's first byte) or {@linkcode ResponseLengthMismatchError} (closed within a
- *   body of a declared length).
+ *   {@linkcode ConnectionClosedError} (closed before the head was whole, or at a
+ *   chunk line) or {@linkcode ResponseLengthMismatchError} (closed within a body of
+ *   a declared length).
  * - The request could not be sent: {@linkcode InvalidRequestError},
  *   {@linkcode RequestLengthMismatchError}, {@linkcode UnsupportedSchemeError}.
  *
- * Time limits are the caller's: an aborted request rejects with its signal's reason.
+ * Time limits are the user's: an aborted request rejects with its signal's reason.
  *
  * @module
  */
 
 /**
  * The upstream responded, but not in HTTP/1.1. A `TypeError`, as `fetch` reports
- * such responses, so callers that only know `fetch` treat it alike; callers that
- * tell it from a network failure (a proxy responding 502) check for this class.
+ * such responses, so code that only knows `fetch` treats it alike; code that tells
+ * it from a network failure (a proxy responding 502) checks for this class.
  *
  * @example
  * ```ts
@@ -39,7 +39,7 @@
  * ```
  */
 export class InvalidResponseError extends TypeError {
-  /** What is broken, for callers and logs. */
+  /** What is broken, for the code that catches it and for logs. */
   readonly code: string = "HTTP1_INVALID_RESPONSE";
   /** Builds the error; `message` says what is wrong, e.g. `Invalid status line from the remote`. */
   constructor(message: string, options?: ErrorOptions) {

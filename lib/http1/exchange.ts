@@ -33,7 +33,7 @@ export interface Exchanged {
 
 /**
  * One request whose whole response is wanted at once: no `Response`, `Headers` or
- * stream objects on the way, for callers that only read a status or a small body.
+ * stream objects on the way, for code that only reads a status or a small body.
  */
 export type Exchange = (
   url: string | URL,

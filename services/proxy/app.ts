@@ -18,7 +18,7 @@ import { type AllowedOrigins, parseAllowOrigin } from "./allow_origin.ts";
 import { createOriginPolicy, type OriginPolicy } from "./origin_policy.ts";
 import type { AdditionsByRoute } from "./route_additions.ts";
 import { createAdditionsApplier } from "./apply_additions.ts";
-import { createAnswerCache, type RemoteCall } from "./answer_cache.ts";
+import { createAnswerCache, type RouteUpstream } from "./answer_cache.ts";
 
 /** Methods relayed to the remote. */
 export const RELAYED_METHODS: readonly string[] = [
@@ -110,7 +110,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     via: `1.1 ${pseudonym}`,
   });
   // The headers are set in the relay, past the cache: a hit needs no new request.
-  const remote: RemoteCall = (request, route, target) =>
+  const remote: RouteUpstream = (request, route, target) =>
     relay(request, route, target, additions.relayed(route.name));
   const cacheMs = options.cacheMs ?? 0;
   const call = cacheMs > 0

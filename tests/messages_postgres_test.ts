@@ -125,7 +125,7 @@ Deno.test("messages exits 1 naming MESSAGES_DB when the database accepts connect
     const output = [...main.stdout, ...main.stderr].join("\n");
     assert.match(
       output,
-      /\[ERROR\] Cannot start messages: Cannot open MESSAGES_DB "postgres:\/\/app:\*\*\*@127\.0\.0\.1:\d+\/app": .*(did not answer|CONNECT_TIMEOUT)/,
+      /\[ERROR\] Cannot start messages: Cannot open MESSAGES_DB "postgres:\/\/app:\*\*\*@127\.0\.0\.1:\d+\/app": .*(did not respond|CONNECT_TIMEOUT)/,
     );
     assert.ok(!output.includes(password));
   } finally {
@@ -444,7 +444,7 @@ Deno.test({
       }
       const stderr = mains.flatMap((m) => m.stderr);
       assert.ok(
-        stderr.some((line) => /\[WARNING\] create answered 503/.test(line)),
+        stderr.some((line) => /\[WARNING\] POST \/api\/message\/resource responded 503/.test(line)),
       );
       assert.ok(!stderr.join("\n").includes(pg.password));
     } finally {

@@ -50,7 +50,7 @@ Deno.test("messages role serves the contract's table over HTTP", async (t) => {
     await t.step("says that writes are open without MESSAGES_TOKEN", () => {
       assert.ok(
         main.stderr.some((line) =>
-          /\[INFO\] MESSAGES_TOKEN is not set: every caller may create/.test(
+          /\[INFO\] MESSAGES_TOKEN is not set: every client may create/.test(
             line,
           )
         ),

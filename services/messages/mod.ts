@@ -51,7 +51,7 @@ export const messagesRole = defineRole({
     log.info(`messages database ${shown}`);
     if (settings.MESSAGES_TOKEN === undefined) {
       log.info(
-        "MESSAGES_TOKEN is not set: every caller may create, update and delete records",
+        "MESSAGES_TOKEN is not set: every client may create, update and delete records",
       );
     }
     try {

@@ -46,7 +46,7 @@ export interface PostgresMessageStoreOptions {
   relistenMs?: number;
   /**
    * How long, in ms, a call (and the set-up at start) may wait for the database
-   * before it is given up as unavailable: a server that stopped answering without
+   * before it is given up as unavailable: a server that stopped responding without
    * closing its connections (a host gone from the network) would hold the
    * request for minutes. @default 10000
    */
@@ -237,7 +237,7 @@ async function withDeadline<T>(work: () => Promise<T>, ms: number): Promise<T> {
       () =>
         reject(
           Object.assign(
-            new Error(`PostgreSQL did not answer within ${ms} ms`),
+            new Error(`PostgreSQL did not respond within ${ms} ms`),
             { code: "TIMEOUT" },
           ),
         ),

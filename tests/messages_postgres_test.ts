@@ -444,7 +444,9 @@ Deno.test({
       }
       const stderr = mains.flatMap((m) => m.stderr);
       assert.ok(
-        stderr.some((line) => /\[WARNING\] POST \/api\/message\/resource responded 503/.test(line)),
+        stderr.some((line) =>
+          /\[WARNING\] POST \/api\/message\/resource responded 503/.test(line)
+        ),
       );
       assert.ok(!stderr.join("\n").includes(pg.password));
     } finally {

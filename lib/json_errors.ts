@@ -32,12 +32,10 @@ import { errorText, type Log } from "./log.ts";
 export function jsonErrors(log: Log): ErrorHandler {
   return function jsonErrorHandler(error: Error, c: Context) {
     if (error instanceof HTTPException) {
-      const response = error.res
-        ? error.getResponse()
-        : c.json(
-          { message: error.message || statusText(error.status) },
-          error.status,
-        );
+      const response = error.res ? error.getResponse() : c.json(
+        { message: error.message || statusText(error.status) },
+        error.status,
+      );
       return measuredHead(c, response);
     }
     log.error(`${c.req.method} ${c.req.path} failed: ${errorText(error)}`);

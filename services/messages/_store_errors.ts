@@ -34,6 +34,7 @@ const BUSY_MESSAGE =
  * ```ts
  * import { Hono } from "hono";
  * import { createLog } from "../../lib/log.ts";
+ * import { MessageStoreBusyError } from "./message_store.ts";
  *
  * const app = new Hono().onError(storeErrors(createLog("messages")));
  * app.get("/", () => {

@@ -45,7 +45,7 @@ async function expectError(response: Response, status: number) {
 
 const ADA = { author: "Ada", message: "Hello" };
 
-Deno.test("createMessagesApp() answers the contract's table", async (t) => {
+Deno.test("createMessagesApp() follows the contract's table", async (t) => {
   await using s = setup();
   await t.step("list of no records is 200 []", async () => {
     const response = await s.call("GET", "");
@@ -114,7 +114,7 @@ Deno.test("createMessagesApp() answers the contract's table", async (t) => {
       message: "Hi",
     }]);
   });
-  await t.step("HEAD on the list answers 200 without a body", async () => {
+  await t.step("HEAD on the list responds 200 without a body", async () => {
     const response = await s.call("HEAD", "");
     assert.equal(response.status, 200);
     assert.equal(await response.text(), "");
@@ -136,7 +136,7 @@ Deno.test("createMessagesApp() gives ids as highest id plus one", async () => {
   assert.equal((await (await s.call("POST", "", ADA)).json()).id, 1);
 });
 
-Deno.test("createMessagesApp() answers 404 for unknown and malformed ids", async (t) => {
+Deno.test("createMessagesApp() responds 404 for unknown and malformed ids", async (t) => {
   await using s = setup();
   await (await s.call("POST", "", ADA)).body?.cancel();
   const ids = ["2", "0", "-1", "abc", "1.5", "1.0", "01", "+1", "1e0", "%20"];
@@ -152,16 +152,16 @@ Deno.test("createMessagesApp() answers 404 for unknown and malformed ids", async
   assert.deepEqual(await list.json(), [{ id: 1, ...ADA }]);
 });
 
-Deno.test('createMessagesApp() answers 404 for the id "list", also after a list read', async () => {
+Deno.test('createMessagesApp() responds 404 for the id "list", also after a list read', async () => {
   await using s = setup();
   await (await s.call("POST", "", ADA)).body?.cancel();
   await expectError(await s.call("GET", "/list"), 404);
   assert.deepEqual(await (await s.call("GET", "")).json(), [{ id: 1, ...ADA }]);
-  // The list's answer is cached now: no segment may reach it.
+  // The list's response is cached now: no segment may reach it.
   await expectError(await s.call("GET", "/list"), 404);
 });
 
-Deno.test("createMessagesApp() answers 404 for trailing-slash variants and other paths", async () => {
+Deno.test("createMessagesApp() responds 404 for trailing-slash variants and other paths", async () => {
   await using s = setup();
   await (await s.call("POST", "", ADA)).body?.cancel();
   const paths = [
@@ -187,7 +187,7 @@ Deno.test("createMessagesApp() answers 404 for trailing-slash variants and other
   assert.deepEqual(await list.json(), [{ id: 1, ...ADA }]);
 });
 
-Deno.test("createMessagesApp() answers 405 with Allow for other methods", async () => {
+Deno.test("createMessagesApp() responds 405 with Allow for other methods", async () => {
   await using s = setup();
   await (await s.call("POST", "", ADA)).body?.cancel();
   for (const method of ["PUT", "PATCH"]) {
@@ -208,7 +208,7 @@ Deno.test("createMessagesApp() answers 405 with Allow for other methods", async 
   assert.deepEqual(await read.json(), { id: 1, ...ADA });
 });
 
-Deno.test("createMessagesApp() answers 400 for bad bodies, on create and update", async (t) => {
+Deno.test("createMessagesApp() responds 400 for bad bodies, on create and update", async (t) => {
   await using s = setup();
   await (await s.call("POST", "", ADA)).body?.cancel();
   const bodies: [string, string][] = [
@@ -276,7 +276,7 @@ Deno.test("createMessagesApp() keeps text as sent", async () => {
   assert.deepEqual(await (await s.call("GET", "/1")).json(), created);
 });
 
-Deno.test("createMessagesApp() answers 413 past 64 KiB and accepts up to it", async () => {
+Deno.test("createMessagesApp() responds 413 past 64 KiB and accepts up to it", async () => {
   await using s = setup();
   const exact = JSON.stringify({ author: "Ada", message: "" });
   const fill = "x".repeat(MAX_BODY_BYTES - exact.length);
@@ -343,14 +343,14 @@ Deno.test("createMessagesApp() with a token guards writes only", async (t) => {
   });
 });
 
-Deno.test("createMessagesApp() answers /healthz", async () => {
+Deno.test("createMessagesApp() responds /healthz", async () => {
   await using s = setup();
   const response = await s.app.request("http://localhost/healthz");
   assert.equal(response.status, 200);
   assert.deepEqual(await response.json(), { status: "ok" });
 });
 
-Deno.test("createMessagesApp() answers other methods on /healthz 405 with Allow, as every role does", async () => {
+Deno.test("createMessagesApp() responds other methods on /healthz 405 with Allow, as every role does", async () => {
   await using s = setup();
   const otherRoles = createHttpApp({ log: createMemoryLog() });
   for (const method of ["PUT", "POST", "DELETE", "PATCH"]) {
@@ -371,7 +371,7 @@ Deno.test("createMessagesApp() answers other methods on /healthz 405 with Allow,
   assert.equal(head.status, 200);
 });
 
-Deno.test("createMessagesApp() answers 503 with Retry-After while another writer holds the database, then takes the retry", async () => {
+Deno.test("createMessagesApp() responds 503 with Retry-After while another writer holds the database, then takes the retry", async () => {
   const dir = Deno.makeTempDirSync({ prefix: "messages-app-" });
   const store = openSqliteMessageStore(`${dir}/m.db`);
   const log = createMemoryLog();
@@ -469,7 +469,7 @@ Deno.test("createMessagesApp() reads reflect writes made through another connect
   }
 });
 
-Deno.test("createMessagesApp() answers 400 to a body that is not UTF-8, storing nothing", async () => {
+Deno.test("createMessagesApp() responds 400 to a body that is not UTF-8, storing nothing", async () => {
   await using s = setup();
   const bytes = new TextEncoder().encode('{"author":"Ada","message":"xx"}');
   bytes.set([0xc3, 0x28], bytes.length - 4); // an invalid two-byte sequence
@@ -483,7 +483,7 @@ Deno.test("createMessagesApp() answers 400 to a body that is not UTF-8, storing 
   assert.deepEqual(s.log.at("ERROR"), []);
 });
 
-Deno.test("createMessagesApp() answers 400, not a logged 500, to an upload cut short", async () => {
+Deno.test("createMessagesApp() responds 400, not a logged 500, to an upload cut short", async () => {
   await using s = setup();
   for (const declared of [true, false]) {
     const body = new ReadableStream<Uint8Array>({
@@ -541,7 +541,7 @@ Deno.test("createMessagesApp() responds to a read that finds the database busy o
   }
 });
 
-Deno.test("createMessagesApp() answers 507 to a create when no id is left, storing nothing", async () => {
+Deno.test("createMessagesApp() responds 507 to a create when no id is left, storing nothing", async () => {
   await using app = setup();
   const full = {
     ...app.store,
@@ -574,7 +574,7 @@ Deno.test("createMessagesApp() routes every request through Hono, item reads inc
   const get = await s.call("GET", "/1");
   const body = await get.text();
   assert.deepEqual(matched, [`GET ${MESSAGES_PATH}/1`]);
-  // HEAD runs the GET route and carries the length the GET answer has.
+  // HEAD runs the GET route and carries the length the GET response has.
   for (const path of ["", "/1"]) {
     const full = await (await s.call("GET", path)).arrayBuffer();
     const head = await s.call("HEAD", path);
@@ -624,7 +624,7 @@ Deno.test("createMessagesApp() updates with PUT (both fields) and PATCH (either)
   });
 });
 
-Deno.test("createMessagesApp() tags reads and answers 304 to a matching If-None-Match", async () => {
+Deno.test("createMessagesApp() tags reads and responds 304 to a matching If-None-Match", async () => {
   await using s = setup();
   await (await s.call("POST", "", ADA)).body?.cancel();
   for (const path of ["/1", "", "?_page=1&_limit=1"]) {
@@ -666,7 +666,7 @@ Deno.test("createMessagesApp() tags reads and answers 304 to a matching If-None-
   assert.notEqual(created[2], after[2], "the total count moved");
 });
 
-Deno.test("createMessagesApp() answers list queries with X-Total-Count and Link", async () => {
+Deno.test("createMessagesApp() responds list queries with X-Total-Count and Link", async () => {
   await using s = setup();
   for (let i = 1; i <= 25; i++) {
     await (await s.call("POST", "", { author: `A${i % 3}`, message: `m${i}` }))

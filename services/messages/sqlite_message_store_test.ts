@@ -42,7 +42,7 @@ Deno.test("openSqliteMessageStore() runs in WAL mode", async () => {
   assert.deepEqual([...header], [2, 2]); // file format versions 2 = WAL
 });
 
-Deno.test("openSqliteMessageStore() answers undefined/false for missing records", async () => {
+Deno.test("openSqliteMessageStore() gives undefined/false for missing records", async () => {
   const store = openSqliteMessageStore(":memory:");
   try {
     assert.equal(await store.get(1), undefined);

@@ -172,7 +172,7 @@ export function combinationProblems(
   if (requests.length > 1) {
     for (const role of named.filter(alone)) {
       problems.push(
-        `Role "${role.name}" runs alone (its exit code is its answer): start the other roles in another process`,
+        `Role "${role.name}" runs alone (its exit code is its verdict): start the other roles in another process`,
       );
     }
   }

@@ -213,7 +213,7 @@ Deno.test("messages backup refuses a PostgreSQL or in-memory MESSAGES_DB, and a 
     [
       ["messages", "restore", "/tmp/x"],
       "./m.sqlite3",
-      /Unknown command "restore"/,
+      /Unknown command or role "restore"/,
     ],
   ];
   for (const [args, db, message] of cases) {

@@ -47,9 +47,9 @@ export const messagesRole = defineRole({
     if (args.length === 0) return [];
     if (args[0] !== BACKUP) {
       return [
-        `Unknown command "${
+        `Unknown command or role "${
           args[0]
-        }" for role messages: expected "messages backup PATH"`,
+        }" after messages: expected "messages backup PATH" or a role name (see --help)`,
       ];
     }
     if (args.length < 2) {

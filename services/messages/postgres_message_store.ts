@@ -47,7 +47,7 @@ export interface PostgresMessageStoreOptions {
   relistenMs?: number;
   /**
    * How long, in ms, a call (and the set-up at start) may wait for the database
-   * before it is given up as unavailable: a server that stopped answering without
+   * before it is given up as unavailable: a server that stopped responding without
    * closing its connections (a host gone from the network) would hold the
    * request for minutes. @default 10000
    */
@@ -239,7 +239,7 @@ function limited<T>(work: () => Promise<T>, ms: number): Promise<T> {
     ms,
     undefined,
     (signal) => raceSignal(work(), signal),
-    `PostgreSQL did not answer within ${ms} ms`,
+    `PostgreSQL did not respond within ${ms} ms`,
   );
 }
 

@@ -7,6 +7,7 @@ import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireBearer } from "../../lib/bearer.ts";
 import { bodyText, createHttpApp, limitBody } from "../../lib/http.ts";
+import { unrouted } from "../../lib/unrouted.ts";
 import type { Log } from "../../lib/log.ts";
 import { preview } from "../../lib/preview.ts";
 import {
@@ -73,11 +74,8 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   // The GET routes give HEAD its Content-Length themselves, so an item read is one
   // handler on Hono's synchronous path (its speed is measured against a bare
   // Deno.serve).
-  const app = createHttpApp({
-    log: options.log,
-    allowedMethods,
-    headLength: false,
-  });
+  const app = createHttpApp({ log: options.log });
+  app.notFound(unrouted(app, allowedMethods));
   const item = `${MESSAGES_PATH}/:id`;
   const writeMethods = ["POST", "PUT", "PATCH", "DELETE"];
   const paths = [MESSAGES_PATH, item];

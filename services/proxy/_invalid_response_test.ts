@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { EndOfStream } from "../../lib/http1/_byte_reader.ts";
 import { InvalidResponseError } from "../../lib/http1/client.ts";
-import { failedCallText, isInvalidAnswer } from "./_invalid_answer.ts";
+import { isInvalidResponse, upstreamFailureText } from "./_invalid_response.ts";
 
-Deno.test("failedCallText() tells an invalid answer from a network failure by type, never by text", () => {
+Deno.test("upstreamFailureText() tells an invalid answer from a network failure by type, never by text", () => {
   const invalid = new InvalidResponseError(
     "Invalid header line from the remote: no colon",
   );
-  assert.equal(isInvalidAnswer(invalid), true);
+  assert.equal(isInvalidResponse(invalid), true);
   assert.equal(
-    failedCallText(invalid),
+    upstreamFailureText(invalid),
     "answered with an invalid HTTP response",
   );
   for (
@@ -18,17 +18,17 @@ Deno.test("failedCallText() tells an invalid answer from a network failure by ty
       new EndOfStream(0),
     ]
   ) {
-    assert.equal(isInvalidAnswer(error), false);
-    assert.equal(failedCallText(error), "is unreachable");
+    assert.equal(isInvalidResponse(error), false);
+    assert.equal(upstreamFailureText(error), "is unreachable");
   }
   // fetch's failures: one type whatever happened, and the text is not read.
   for (
     const reason of ["invalid HTTP header parsed", "tcp connect error"]
   ) {
     const error = new TypeError("fetch failed", { cause: new Error(reason) });
-    assert.equal(isInvalidAnswer(error), false);
+    assert.equal(isInvalidResponse(error), false);
     assert.equal(
-      failedCallText(error),
+      upstreamFailureText(error),
       "is unreachable or answered with an invalid HTTP response",
     );
   }

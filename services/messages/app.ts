@@ -6,7 +6,9 @@
 import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireBearer } from "../../lib/bearer.ts";
-import { bodyText, createHttpApp, limitBody } from "../../lib/http.ts";
+import { bodyText } from "../../lib/body_text.ts";
+import { createHttpApp } from "../../lib/http.ts";
+import { limitBody } from "../../lib/limit_body.ts";
 import { unrouted } from "../../lib/unrouted.ts";
 import type { Log } from "../../lib/log.ts";
 import { preview } from "../../lib/preview.ts";

@@ -58,7 +58,7 @@ Deno.test("createResponseStore() invalidates every variant of a primary key", ()
 
 Deno.test("createResponseStore() counts each entry's key and headers too, so empty bodies cannot pile up", () => {
   const store = createResponseStore(10_000);
-  // Callers choose the URL: a remote answering empty bodies to every query must
+  // Clients choose the URL: an upstream answering empty bodies to every query must
   // not make the store grow without bound (here: 1 MiB, the least bound, of keys,
   // headers and 256 bytes per entry).
   for (let i = 0; i < 10_000; i++) {

@@ -4,7 +4,7 @@ import { parseRoutes } from "./routes.ts";
 
 const [API, OTHER] = parseRoutes("api=http://remote/v1,other=http://remote/v1");
 
-/** A remote call counting its calls; `answer` builds each answer. */
+/** An upstream request counting its calls; `answer` builds each answer. */
 function remote(
   answer: (request: Request, n: number) => Response | Promise<Response> = (
     _r,

@@ -73,10 +73,12 @@ export interface MessagesAppOptions {
  */
 export function createMessagesApp(options: MessagesAppOptions): Hono {
   const store = unavailableWhenBusy(options.store, options.log);
-  // The GET routes give HEAD its Content-Length themselves, so an item read is one
-  // handler on Hono's synchronous path (its speed is measured against a bare
-  // Deno.serve).
+  // The GET routes give HEAD its Content-Length themselves (no `headLength()`
+  // middleware), so an item read is one handler on Hono's synchronous path (its
+  // speed is measured against a bare Deno.serve).
   const app = createHttpApp({ log: options.log });
+  // Our paths name their methods for the 405: the write middleware below is
+  // registered for more methods than the list answers.
   app.notFound(unrouted(app, allowedMethods));
   const item = `${MESSAGES_PATH}/:id`;
   const writeMethods = ["POST", "PUT", "PATCH", "DELETE"];

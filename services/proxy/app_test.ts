@@ -429,3 +429,17 @@ Deno.test("createProxyApp() with a cache serves a repeated GET from memory and s
   }
   assert.equal(calls.length, 1);
 });
+
+Deno.test("createProxyApp() relays through one handler, no middleware, unless origins are listed", () => {
+  // Hono's one-handler path is what keeps the relay fast (deno task bench proxy).
+  const any = setup().app;
+  assert.deepEqual(
+    any.routes.map(({ method, path }) => `${method} ${path}`),
+    ["GET /healthz", "ALL /*"],
+  );
+  const listed = setup(undefined, { allowOrigin: ["https://a.example"] }).app;
+  assert.deepEqual(
+    listed.routes.map(({ method, path }) => `${method} ${path}`),
+    ["ALL /*", "GET /healthz", "ALL /*"],
+  );
+});

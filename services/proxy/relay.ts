@@ -1,5 +1,5 @@
 /**
- * The upstream request of the proxy: method, headers and streamed body out; status,
+ * The proxy's request to the upstream: method, headers and streamed body out; status,
  * headers (redirects within the route's base pointed at the proxy) and streamed body
  * back; 502 when the upstream is unreachable or its response is not valid HTTP, 504 when
  * it is too slow.
@@ -29,7 +29,7 @@ type BodyWatcher = (event: "wait" | "part" | "end", error?: unknown) => void;
 
 /** Options of {@linkcode createRelay}. */
 export interface RelayOptions {
-  /** The upstream request (`createRemoteCall`: the pooled client, or `fetch`). */
+  /** How upstream requests are made (`createRemoteCall`: the pooled client, or `fetch`). */
   call: RemoteCall;
   /** Where failed upstream requests are logged. */
   log: Log;

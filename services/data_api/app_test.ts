@@ -119,3 +119,12 @@ Deno.test("createDataApiApp() answers /healthz, and 404 on other paths", async (
   assert.equal(missing.status, 404);
   assert.equal(typeof (await missing.json()).message, "string");
 });
+
+Deno.test("createDataApiApp() serves /data through one handler, no middleware", () => {
+  // Hono's one-handler path is what keeps /data near a bare Deno.serve
+  // (deno task bench data-api).
+  assert.deepEqual(
+    newApp().routes.map(({ method, path }) => `${method} ${path}`),
+    ["GET /healthz", "ALL /data"],
+  );
+});

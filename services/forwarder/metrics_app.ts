@@ -4,6 +4,7 @@
  * @module
  */
 import type { Hono } from "hono";
+import { headLength } from "../../lib/head_length.ts";
 import { createHttpApp } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
 import type { ForwarderMetrics } from "./metrics.ts";
@@ -21,6 +22,7 @@ export function createMetricsApp(
   options: { metrics: ForwarderMetrics; log: Log },
 ): Hono {
   const app = createHttpApp({ log: options.log });
+  app.use(headLength());
   app.get("/metrics", (c) =>
     c.text(options.metrics.render(), 200, {
       "Content-Type": "text/plain; version=0.0.4; charset=utf-8",

@@ -7,7 +7,9 @@
 import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireBearer } from "../../lib/bearer.ts";
-import { createHttpApp, limitBody } from "../../lib/http.ts";
+import { headLength } from "../../lib/head_length.ts";
+import { createHttpApp } from "../../lib/http.ts";
+import { limitBody } from "../../lib/limit_body.ts";
 import type { Log } from "../../lib/log.ts";
 import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { preview } from "../../lib/preview.ts";
@@ -58,6 +60,7 @@ export function createNotifierApp(options: NotifierAppOptions): Hono {
     body: options.maxBodyLength ?? 4096,
   };
   const app = createHttpApp({ log: options.log });
+  app.use(headLength());
   app.get("/", (c) => c.text(NOTIFIER_USAGE));
   if (options.token !== undefined) {
     const auth = requireBearer({

@@ -7,6 +7,7 @@
  */
 import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { headLength } from "../../lib/head_length.ts";
 import { createHttpApp } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
 import { TableFetchError } from "./table_fetch_error.ts";
@@ -51,6 +52,7 @@ function asset(body: string, type: string): () => Response {
  */
 export function createTableApp(options: TableAppOptions): Hono {
   const app = createHttpApp({ log: options.log });
+  app.use(headLength());
   const html = pageHtml({ refreshMs: options.refreshMs ?? 0 });
   app.get("/", asset(html, "text/html; charset=utf-8"));
   app.get("/page.js", asset(PAGE_SCRIPT, "text/javascript; charset=utf-8"));

@@ -4,8 +4,8 @@
  * `fetch()` and `exchange()` as conveniences over it.
  *
  * The proxy's remote calls and the forwarder's posts and queue calls are their hot
- * paths, and `fetch` or undici's `Pool` cost two to three times as much per call on
- * a local network (`deno task bench proxy`, last lines). Answers are read strictly
+ * paths, and this client makes more calls per second than `fetch` or undici's `Pool`
+ * on a local network (figures: `docs/benchmarks.md`, `deno task bench proxy`). Answers are read strictly
  * (RFC 9112 section 6, and never more leniently than llhttp: see `_framing.ts` and
  * the conformance corpus in `conformance_test.ts`); an answer that breaks HTTP/1.1
  * fails with an `InvalidResponseError`. A connection that carried an invalid answer,

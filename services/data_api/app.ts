@@ -10,7 +10,7 @@ import type { Log } from "../../lib/log.ts";
 import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { createContactsJson, type Random } from "./contacts.ts";
 
-/** The 401 body, byte for byte as earlier clients match on it. */
+/** The 401 body, byte for byte as the contract states (`docs/data-api.md#contract`). */
 export const NOT_VALID_TOKEN_BODY = '{"message": "Not valid token"}';
 
 /** Dependencies of {@linkcode createDataApiApp}. */

@@ -68,9 +68,8 @@ export function entryOverhead(entry: StoredAnswer): number {
 }
 
 /**
- * Returns an empty store holding at most `maxBytes` of bodies, and at most as many
- * bytes again (1 MiB at least) of the rest of its entries (see
- * {@linkcode entryOverhead}).
+ * Returns an empty store bounded by `maxBytes` as `docs/proxy.md#answer-cache`
+ * states (the rest of an entry is counted by {@linkcode entryOverhead}).
  *
  * @example
  * ```ts

@@ -46,12 +46,9 @@ const X_CACHE = "x-cache";
 const EXPOSE = "access-control-expose-headers";
 
 /**
- * Returns `call` behind the cache. GET answers carry `X-Cache: HIT` or `MISS` and
- * `Age` (seconds since the remote answered, its own `Age` included). A 200 answer to
- * a GET is stored unless its `Cache-Control` says `no-store`, `private` or
- * `no-cache`, it varies on `*`, its body is over a sixteenth of `maxBytes`, or the
- * caller sent its own `Authorization` and the answer is not `public`. A POST, PUT or
- * DELETE drops the stored answers of its target URL.
+ * Returns `call` behind the cache, which keeps and serves GET answers as the
+ * proxy's page states (`docs/proxy.md#answer-cache`: what is kept, for how long,
+ * within which bound of bytes, `X-Cache` and `Age`).
  *
  * @example
  * ```ts

@@ -56,7 +56,7 @@ export interface ProxyAppOptions {
   additions?: AdditionsByRoute;
   /** How long 200 answers to GET are kept, in ms; 0: no cache. @default 0 */
   cacheMs?: number;
-  /** Bound on the cached bodies' bytes (their keys and headers get as many again). @default 16 MiB */
+  /** `PROXY_CACHE_MAX_BYTES` (`docs/proxy.md#answer-cache`). @default 16 MiB */
   cacheMaxBytes?: number;
   /** The cache's clock. @default Date.now */
   now?: () => number;

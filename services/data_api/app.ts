@@ -30,7 +30,9 @@ const JSON_TYPE = { "content-type": "application/json; charset=UTF-8" };
  *
  * @example
  * ```ts
- * const app = createDataApiApp({ token: "s3cret", log });
+ * import { createLog } from "../../lib/log.ts";
+ *
+ * const app = createDataApiApp({ token: "s3cret", log: createLog("data-api") });
  * await app.request("/data", { headers: { Authorization: "Bearer s3cret" } });
  * ```
  */

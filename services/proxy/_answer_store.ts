@@ -58,6 +58,7 @@ const MIN_OVERHEAD_BYTES = 1024 * 1024;
  *
  * @example
  * ```ts
+ * declare const entry: StoredAnswer;
  * entryOverhead(entry); // its key's and headers' lengths + 256
  * ```
  */

@@ -52,8 +52,11 @@ const EXPOSE = "access-control-expose-headers";
  *
  * @example
  * ```ts
+ * import type { ProxyRoute } from "./routes.ts";
+ *
+ * declare const relay: RemoteCall, request: Request, route: ProxyRoute;
  * const cached = createAnswerCache(relay, { ttlMs: 60_000, maxBytes: 16 << 20 });
- * const response = await cached(request, route, target);
+ * const response = await cached(request, route, "https://example.com/v1/users");
  * ```
  */
 export function createAnswerCache(

@@ -83,7 +83,13 @@ export interface ProxyAppOptions {
  *
  * @example
  * ```ts
- * const app = createProxyApp({ routes: parseRoutes("api=https://example.com"), log });
+ * import { createLog } from "../../lib/log.ts";
+ * import { parseRoutes } from "./routes.ts";
+ *
+ * const app = createProxyApp({
+ *   routes: parseRoutes("api=https://example.com"),
+ *   log: createLog("proxy"),
+ * });
  * const response = await app.request("/api/users");
  * ```
  */

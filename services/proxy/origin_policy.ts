@@ -35,9 +35,11 @@ export interface OriginPolicy {
  * @example
  * ```ts
  * const policy = createOriginPolicy(["https://app.example.com"]);
- * const refused = policy.refuse(request);
- * if (refused) return refused;
- * return policy.answer(request, await relay(request));
+ * async function handle(request: Request, relay: (r: Request) => Promise<Response>) {
+ *   const refused = policy.refuse(request);
+ *   if (refused) return refused;
+ *   return policy.answer(request, await relay(request));
+ * }
  * ```
  */
 export function createOriginPolicy(allowed: AllowedOrigins): OriginPolicy {

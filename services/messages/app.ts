@@ -63,7 +63,13 @@ export interface MessagesAppOptions {
  *
  * @example
  * ```ts
- * const app = createMessagesApp({ store: openSqliteMessageStore(":memory:"), log });
+ * import { createLog } from "../../lib/log.ts";
+ * import { openSqliteMessageStore } from "./sqlite_message_store.ts";
+ *
+ * const app = createMessagesApp({
+ *   store: openSqliteMessageStore(":memory:"),
+ *   log: createLog("messages"),
+ * });
  * const response = await app.request("/api/message/resource");
  * await response.json(); // []
  * ```

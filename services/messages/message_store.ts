@@ -104,8 +104,10 @@ export class MessageStoreUnavailableError extends Error {
  *
  * @example
  * ```ts
+ * declare const store: MessageStore;
+ * declare function retryLater(): void;
  * try {
- *   store.create({ author: "Ada", message: "Hello" });
+ *   await store.create({ author: "Ada", message: "Hello" });
  * } catch (error) {
  *   if (error instanceof MessageStoreBusyError) retryLater();
  *   else throw error;

@@ -23,6 +23,9 @@ import {
   type RoleDescriptor,
   type RunningRole,
 } from "./lib/role.ts";
+export type { RoleContext, RoleDescriptor, RunningRole } from "./lib/role.ts";
+export type { Log } from "./lib/log.ts";
+export type { Env, Schema, Setting } from "./lib/settings.ts";
 import { parseSettings, SettingsError } from "./lib/settings.ts";
 import { DEMO_ROLES, demoBanner, demoEnv } from "./program/demo.ts";
 import { ROLES } from "./program/roles.ts";

@@ -11,7 +11,7 @@ import type { Log } from "../../lib/log.ts";
 import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { createContactsJson, type Random } from "./contacts.ts";
 
-/** The 401 body, byte for byte as earlier clients match on it. */
+/** The 401 body, byte for byte as the contract states (`docs/data-api.md#contract`). */
 export const NOT_VALID_TOKEN_BODY = '{"message": "Not valid token"}';
 
 /** Dependencies of {@linkcode createDataApiApp}. */
@@ -31,7 +31,9 @@ const JSON_TYPE = { "content-type": "application/json; charset=UTF-8" };
  *
  * @example
  * ```ts
- * const app = createDataApiApp({ token: "s3cret", log });
+ * import { createLog } from "../../lib/log.ts";
+ *
+ * const app = createDataApiApp({ token: "s3cret", log: createLog("data-api") });
  * await app.request("/data", { headers: { Authorization: "Bearer s3cret" } });
  * ```
  */

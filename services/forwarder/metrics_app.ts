@@ -15,7 +15,13 @@ import type { ForwarderMetrics } from "./metrics.ts";
  *
  * @example
  * ```ts
- * const app = createMetricsApp({ metrics: createMetrics(), log });
+ * import { createLog } from "../../lib/log.ts";
+ * import { createMetrics } from "./metrics.ts";
+ *
+ * const app = createMetricsApp({
+ *   metrics: createMetrics(),
+ *   log: createLog("forwarder"),
+ * });
  * ```
  */
 export function createMetricsApp(

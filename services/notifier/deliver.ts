@@ -26,7 +26,7 @@ export interface Delivery {
   readonly status: number | null;
   /** What went wrong, secrets masked; absent when `ok`. */
   readonly error?: string;
-  /** The body of the last answer, as text (the Pushbullet reply, answered as it is). */
+  /** The body of the last response, as text, secrets masked (the Pushbullet reply). */
   readonly reply?: string;
 }
 
@@ -95,11 +95,13 @@ export function createDeliver(options: DeliverOptions): Deliver {
         try {
           const answer = await send(fetchFn, request, limit.signal);
           if (answer.status >= 200 && answer.status < 300) return answer;
+          // Masked before it is cut: a secret cut in two would stay readable.
           const detail = upstreamMessage(answer.text);
+          const shown = detail && cut(scrub(target, detail), MAX_DETAIL_CHARS);
           failure = failed(
             answer.status,
             `${target.service} answered HTTP ${answer.status}${
-              detail ? `: ${detail}` : ""
+              shown ? `: ${shown}` : ""
             }`,
           );
           retryable = answer.status === 429 || answer.status >= 500;
@@ -146,9 +148,19 @@ export function createDeliver(options: DeliverOptions): Deliver {
       target: target.display,
       ok: true,
       status: last?.status ?? null,
-      reply: last?.text,
+      // The client gets this body (Pushbullet alone): a gateway may echo the token.
+      reply: last && scrub(target, last.text),
     };
   };
+}
+
+/** The most of a service's error text shown, after its secrets are masked. */
+const MAX_DETAIL_CHARS = 200;
+
+/** `text` cut to `max` characters (whole code points). */
+function cut(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : chars.slice(0, max).join("");
 }
 
 /** The most of a reply that is read: more than any service's answer needs. */
@@ -198,7 +210,7 @@ function upstreamMessage(text: string): string | undefined {
       (Array.isArray(reply?.errors) ? reply.errors.join("; ") : undefined) ??
       (typeof reply?.error === "string" ? reply.error : undefined);
     if (typeof message === "string" && message.trim() !== "") {
-      return message.trim().replace(/\.$/, "").slice(0, 200);
+      return message.trim().replace(/\.$/, "");
     }
   } catch {
     // not JSON: the status alone says enough

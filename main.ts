@@ -22,6 +22,8 @@ import type { RoleDescriptor, RunningRole } from "./lib/role.ts";
 import { parseSettings, SettingsError } from "./lib/settings.ts";
 import { DEMO_ROLES, demoBanner, demoEnv } from "./program/demo.ts";
 import { ROLES } from "./program/roles.ts";
+import { secretValues } from "./program/secret_values.ts";
+import { routeConsoleToLog } from "./program/console_to_log.ts";
 
 /** Exit code for a bad command line or bad settings. */
 export const EXIT_USAGE = 2;
@@ -121,6 +123,13 @@ export async function main(options: MainOptions): Promise<number> {
     level: logging.LOG_LEVEL,
     format: logging.LOG_FORMAT,
     write: options.writeLog,
+    // Whatever logs them (a role, a library, an escaped error): never shown.
+    secrets: secretValues(
+      options.roles.filter((role) => prepared.has(role.name)).map((role) =>
+        role.settings
+      ),
+      env,
+    ),
   });
   const log = createLog("main");
 
@@ -264,9 +273,12 @@ function signalPromise(): Promise<string> {
 /**
  * Ends the process with a log line in the product's format when a failure escapes
  * every handler (for example the HTTP server's accept loop when the process runs
- * out of file descriptors), instead of the runtime's own message.
+ * out of file descriptors), instead of the runtime's own message; what the runtime
+ * or a library writes with `console` (`Deno.serve`'s default error handler) goes
+ * through the logger too, masked.
  */
 function exitOnEscapedFailure(): void {
+  routeConsoleToLog(createLog("main"));
   const fail = (what: string, error: unknown) => {
     createLog("main").error(`${what}: ${errorText(error)}; exiting`);
     Deno.exit(1);

@@ -70,7 +70,10 @@ Deno.test("main.ts notifier masks a secret that the 200-character cut of an erro
     assert.equal(await main.stop(), 0);
     await service.close();
   }
-  assert.match(output(main), /\[WARNING\] Cannot send note "a": JSON endpoint answered HTTP 400: x+ \*\*\*\* \(json:\/\/user:\*\*\*\*@/);
+  assert.match(
+    output(main),
+    /\[WARNING\] Cannot send note "a": JSON endpoint answered HTTP 400: x+ \*\*\*\* \(json:\/\/user:\*\*\*\*@/,
+  );
   assertMasked(output(main), secret);
 });
 

@@ -194,6 +194,15 @@ export function serveApp(
       hostname: options.hostname,
       port: options.port,
       onListen: () => {},
+      // A failure outside the app's own error handler: through the logger (its
+      // format, its masking), never Deno's raw trace on standard error.
+      onError: (error) => {
+        options.log.error(`${options.name}: ${errorText(error)}`);
+        return Response.json({ message: "Internal server error" }, {
+          status: 500,
+          headers: options.headers,
+        });
+      },
     }, handler);
   } catch (error) {
     throw new Error(listenProblem(options, error), { cause: error });

@@ -5,6 +5,7 @@
  * they arrive once the store takes them (InfluxDB 1.x and VictoriaMetrics).
  */
 import assert from "node:assert/strict";
+import { startStore } from "../services/collector/_store_stand_in.ts";
 import { startWeatherStandIn } from "../services/collector/_weather_stand_in.ts";
 import { makeFakeIio, requireBinary, startMain } from "./_helpers.ts";
 import { type Influxd, type InfluxdOptions, startInfluxd } from "./_influxd.ts";
@@ -214,4 +215,44 @@ Deno.test({
       assert.equal(series[0]?.values.length, 2, JSON.stringify(series));
     });
   },
+});
+
+Deno.test("collector masks a secret setting a store's refusal quotes, in the configured log format", async () => {
+  const store = startStore();
+  // A gateway that quotes the credentials it refused.
+  store.statuses.push({
+    status: 401,
+    body: { error: 'password "wr1ter-pass" refused for user "writer"' },
+  });
+  try {
+    await withCollectorInputs(async (env) => {
+      const main = startMain(["collector"], {
+        env: {
+          ...env,
+          TSDB_PORT: String(store.port),
+          TSDB_USERNAME: "writer",
+          TSDB_PASSWORD: "wr1ter-pass",
+          LOG_FORMAT: "json",
+        },
+      });
+      try {
+        await main.waitFor(/"level":"ERROR".*Time-series store/);
+        await main.waitFor(/Time-series store reachable again/);
+      } finally {
+        assert.equal(await main.stop("SIGTERM"), 0);
+      }
+      const output = [...main.stdout, ...main.stderr];
+      assert.ok(!output.join("\n").includes("wr1ter-pass"), output.join("\n"));
+      for (const line of main.stderr) JSON.parse(line);
+      assert.ok(
+        main.stderr.some((line) =>
+          JSON.parse(line).message.includes(
+            '401 password "****" refused for user "writer"',
+          )
+        ),
+      );
+    });
+  } finally {
+    await store.close();
+  }
 });

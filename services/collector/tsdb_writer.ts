@@ -215,7 +215,8 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
       if (written > 0 && reportedCause !== undefined) {
         log.info(`Time-series store reachable again: wrote ${points(written)}`);
       } else if (written > 0) log.debug(`Wrote ${points(written)}`);
-      if (written > 0) reportedCause = undefined;
+      // The store judged the points: the outage is over, a new one is reported.
+      reportedCause = undefined;
       attempt = 0;
     }
   }

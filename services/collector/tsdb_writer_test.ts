@@ -553,3 +553,31 @@ Deno.test("createTsdbWriter() finds the point of a 400 that names no line by hal
     await store.close();
   }
 });
+
+Deno.test("createTsdbWriter() reports a refusal again after the store judged the points in between", async () => {
+  const store = startStore();
+  const { writer, log } = writerFor(store.port);
+  try {
+    const unparsed = {
+      status: 400,
+      body: { error: "unable to parse 'bad': missing fields" },
+    };
+    store.statuses.push(401, unparsed, 401);
+    writer.write(["bad"]);
+    assert.equal(await writer.flush(5000), true);
+    writer.write(["good v=1 1"]);
+    assert.equal(await writer.flush(5000), true);
+    assert.deepEqual(store.lines(), ["good v=1 1"]);
+    assert.deepEqual(
+      log.at("ERROR").map((line) => line.replace(/ \(.*|: set .*/, "")),
+      [
+        `Time-series store http://127.0.0.1:${store.port}/write?db=home&precision=ms refused the write: 401 failure 401; keeping the points and retrying`,
+        "Time-series store refused 1 point, dropped: 400 unable to parse 'bad': missing fields",
+        `Time-series store http://127.0.0.1:${store.port}/write?db=home&precision=ms refused the write: 401 failure 401; keeping the points and retrying`,
+      ],
+    );
+  } finally {
+    await writer.close(1000);
+    await store.close();
+  }
+});

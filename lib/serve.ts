@@ -161,7 +161,7 @@ export function serveApp(
       result = app.fetch(request, info);
     } catch (error) {
       answered();
-      throw error;
+      return escaped(error);
     }
     if (result instanceof Promise) {
       // One derived promise per request, as `finally` alone would make.
@@ -170,11 +170,20 @@ export function serveApp(
         return closingWhileDraining(response);
       }, (error) => {
         answered();
-        throw error;
+        return escaped(error);
       });
     }
     answered();
     return closingWhileDraining(result);
+  };
+  // A failure the app did not turn into a response: through the logger (its format,
+  // its masking), never Deno's raw trace on standard error.
+  const escaped = (error: unknown) => {
+    options.log.error(`${options.name}: ${errorText(error)}`);
+    return Response.json({ message: "Internal server error" }, {
+      status: 500,
+      headers: options.headers,
+    });
   };
   // An answer given once the stop has begun closes its connection: a keep-alive
   // client then sends its next request on a new connection, which is refused
@@ -194,14 +203,14 @@ export function serveApp(
       hostname: options.hostname,
       port: options.port,
       onListen: () => {},
-      // A failure outside the app's own error handler: through the logger (its
-      // format, its masking), never Deno's raw trace on standard error.
+      // The handler's failures are answered above: what comes here is a response
+      // body that failed after its headers were sent (a client gone, an upstream
+      // cut short), which its role logs itself. Deno would print its raw trace.
       onError: (error) => {
-        options.log.error(`${options.name}: ${errorText(error)}`);
-        return Response.json({ message: "Internal server error" }, {
-          status: 500,
-          headers: options.headers,
-        });
+        options.log.debug(
+          `${options.name}: a response body ended early: ${errorText(error)}`,
+        );
+        return new Response(null, { status: 500 });
       },
     }, handler);
   } catch (error) {

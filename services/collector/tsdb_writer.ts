@@ -135,7 +135,7 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
       return {
         kind: "retry",
         reason: limit.expired()
-          ? `no answer within ${timeoutMs} ms`
+          ? `no response within ${timeoutMs} ms`
           : errorText(error),
       };
     } finally {
@@ -275,7 +275,7 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
         const kept = options.keptIn ? `; kept in ${options.keptIn}` : "";
         log.error(
           `${points(closedSize)} not written to the time-series store: ${
-            lastReason || "no answer in time"
+            lastReason || "no response in time"
           }${kept}`,
         );
       }

@@ -47,8 +47,8 @@ export interface DeliverOptions {
   fetch?: typeof fetch;
 }
 
-/** The upstream answer of one request. */
-interface Answer {
+/** The upstream response to one request. */
+interface UpstreamResponse {
   status: number;
   text: string;
   retryAfterMs?: number;
@@ -84,28 +84,28 @@ export function createDeliver(options: DeliverOptions): Deliver {
       error: scrub(target, error),
     });
 
-    /** One request, retried; the answer when accepted, else the failure. */
+    /** One request, retried; the response when accepted, else the failure. */
     const deliverOne = async (
       request: TargetRequest,
-    ): Promise<Answer | Delivery> => {
+    ): Promise<UpstreamResponse | Delivery> => {
       for (let attempt = 0;; attempt++) {
         let retryable: boolean;
         let failure: Delivery;
         let hint: number | undefined;
         try {
-          const answer = await send(fetchFn, request, limit.signal);
-          if (answer.status >= 200 && answer.status < 300) return answer;
+          const upstream = await send(fetchFn, request, limit.signal);
+          if (upstream.status >= 200 && upstream.status < 300) return upstream;
           // Masked before it is cut: a secret cut in two would stay readable.
-          const detail = upstreamMessage(answer.text);
+          const detail = upstreamMessage(upstream.text);
           const shown = detail && cut(scrub(target, detail), MAX_DETAIL_CHARS);
           failure = failed(
-            answer.status,
-            `${target.service} answered HTTP ${answer.status}${
+            upstream.status,
+            `${target.service} answered HTTP ${upstream.status}${
               shown ? `: ${shown}` : ""
             }`,
           );
-          retryable = answer.status === 429 || answer.status >= 500;
-          hint = answer.retryAfterMs;
+          retryable = upstream.status === 429 || upstream.status >= 500;
+          hint = upstream.retryAfterMs;
         } catch (error) {
           if (limit.expired()) {
             return failed(
@@ -131,7 +131,7 @@ export function createDeliver(options: DeliverOptions): Deliver {
       }
     };
 
-    let last: Answer | undefined;
+    let last: UpstreamResponse | undefined;
     let firstFailure: Delivery | undefined;
     try {
       // Every request is tried (one chat or topic failing does not keep the
@@ -163,14 +163,14 @@ function cut(text: string, max: number): string {
   return chars.length <= max ? text : chars.slice(0, max).join("");
 }
 
-/** The most of a reply that is read: more than any service's answer needs. */
+/** The most of a response body that is read: more than any service's needs. */
 const MAX_REPLY_BYTES = 256 * 1024;
 
 async function send(
   fetchFn: typeof fetch,
   request: TargetRequest,
   signal: AbortSignal,
-): Promise<Answer> {
+): Promise<UpstreamResponse> {
   const response = await fetchFn(request.url, {
     method: request.method,
     headers: request.headers,

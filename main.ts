@@ -273,9 +273,8 @@ function signalPromise(): Promise<string> {
 /**
  * Ends the process with a log line in the product's format when a failure escapes
  * every handler (for example the HTTP server's accept loop when the process runs
- * out of file descriptors), instead of the runtime's own message; what the runtime
- * or a library writes with `console` (`Deno.serve`'s default error handler) goes
- * through the logger too, masked.
+ * out of file descriptors), instead of the runtime's own message; what a library
+ * writes with `console` goes through the logger too, masked.
  */
 function exitOnEscapedFailure(): void {
   routeConsoleToLog(createLog("main"));

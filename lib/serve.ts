@@ -203,15 +203,6 @@ export function serveApp(
       hostname: options.hostname,
       port: options.port,
       onListen: () => {},
-      // The handler's failures are answered above: what comes here is a response
-      // body that failed after its headers were sent (a client gone, an upstream
-      // cut short), which its role logs itself. Deno would print its raw trace.
-      onError: (error) => {
-        options.log.debug(
-          `${options.name}: a response body ended early: ${errorText(error)}`,
-        );
-        return new Response(null, { status: 500 });
-      },
     }, handler);
   } catch (error) {
     throw new Error(listenProblem(options, error), { cause: error });

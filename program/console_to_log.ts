@@ -1,7 +1,8 @@
 /**
- * Sends what the runtime or a library writes with `console` (Deno's default error
- * handler of `Deno.serve`, a dependency's warning) through the logger, so that
- * nothing reaches standard error outside the log format or unmasked.
+ * Sends what a library writes with the global `console` (a dependency's warning)
+ * through the logger, so that it reaches standard error in the log format, masked.
+ * Deno's own messages (such as the trace of a response body that failed mid-way)
+ * use an internal console this does not reach.
  *
  * @module
  */

@@ -29,8 +29,13 @@ export interface Route {
   proxy?: ProxyServer;
   /** Through the proxy's `CONNECT` tunnel, then TLS (`https:`). */
   tunnel: boolean;
-  /** The origin as `host:port` (the `CONNECT` target). */
-  target: string;
+}
+
+/** The origin of `url` as `host:port` (a `CONNECT` target, and for messages). */
+export function targetOf(url: URL): string {
+  return `${url.hostname}:${
+    url.port || (url.protocol === "https:" ? 443 : 80)
+  }`;
 }
 
 /**
@@ -45,13 +50,11 @@ export function routeOf(
   if (!http && url.protocol !== "https:") return undefined;
   const via = proxyFor(proxy, url);
   if (!http && via === undefined) return undefined;
-  const target = `${url.hostname}:${url.port || (http ? 80 : 443)}`;
-  if (via === undefined) return { key: url.host, tunnel: false, target };
+  if (via === undefined) return { key: url.host, tunnel: false };
   return {
-    key: `${url.protocol}//${target} via ${via.hostname}:${via.port}`,
+    key: `${url.protocol}//${targetOf(url)} via ${via.hostname}:${via.port}`,
     proxy: via,
     tunnel: !http,
-    target,
   };
 }
 
@@ -85,7 +88,7 @@ export async function connect(
   const abort = () => closeQuietly(conn);
   signal?.addEventListener("abort", abort, { once: true });
   try {
-    await openTunnel(conn, route.target, proxy);
+    await openTunnel(conn, targetOf(url), proxy);
     const tls = await Deno.startTls(conn, {
       hostname: url.hostname.replace(/^\[|\]$/g, ""),
       caCerts: options.caCerts,

@@ -39,7 +39,7 @@
  *
  * @module
  */
-import { connect, routeOf } from "./_connect.ts";
+import { connect, routeOf, targetOf } from "./_connect.ts";
 import { type RequestBody, requestHead } from "./_wire.ts";
 import {
   closeQuietly,
@@ -178,20 +178,6 @@ export function createHttp1Client(
     const connection = pooled ?? await open();
     const received = connection.reader.received;
     const pending: PendingRequest = { connection, head, body, method, signal };
-    // Only a proxy asks for Proxy-Authorization (RFC 9110 15.5.8): a 407 to a
-    // forwarded request is the proxy refusing it.
-    const refused = async (response: UpstreamResponse) => {
-      if (!forward || response.status !== 407) return response;
-      if (response.body instanceof ReadableStream) {
-        await response.body.cancel().catch(() => {});
-      }
-      throw new ProxyRefusedError(
-        forward.shown,
-        route.target,
-        response.status,
-        response.statusText,
-      );
-    };
     let response: UpstreamResponse;
     try {
       response = await send(
@@ -216,7 +202,20 @@ export function createHttp1Client(
         throw socketFailure(error);
       }
     }
-    return await refused(response);
+    // Only a proxy asks for Proxy-Authorization (RFC 9110 15.5.8): a 407 to a
+    // forwarded request is the proxy refusing it.
+    if (forward && response.status === 407) {
+      if (response.body instanceof ReadableStream) {
+        await response.body.cancel().catch(() => {});
+      }
+      throw new ProxyRefusedError(
+        forward.shown,
+        targetOf(url),
+        response.status,
+        response.statusText,
+      );
+    }
+    return response;
   }
 
   return {

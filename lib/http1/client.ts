@@ -118,6 +118,17 @@ export interface Http1Client {
  * if (response.body instanceof ReadableStream) await response.body.cancel();
  * client.close();
  * ```
+ *
+ * @example Through an outbound proxy (the settings layer parses it from the environment)
+ * ```ts
+ * import { parseNoProxy, parseProxyUrl } from "./outbound_proxy.ts";
+ *
+ * const proxy = parseProxyUrl("http://user:password@10.0.0.1:3128");
+ * const client = createHttp1Client({
+ *   proxy: { http: proxy, https: proxy, noProxy: parseNoProxy("127.0.0.1") },
+ * });
+ * client.serves(new URL("https://example.com/")); // true: through the tunnel
+ * ```
  */
 export function createHttp1Client(
   options: Http1ClientOptions = {},

@@ -2,7 +2,7 @@
  * The outbound proxy (`HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`) through `main.ts`,
  * against a real forward proxy (Debian's tinyproxy, started here): the proxy role
  * reaching http and https upstreams through it, and the forwarder reaching its queue
- * (fauxqs) and its endpoint through it; `NO_PROXY=127.0.0.1` going around it; a
+ * (fauxqs) and its endpoint (http, and https through `CONNECT`) through it; `NO_PROXY=127.0.0.1` going around it; a
  * proxy that refuses named, its credentials never written.
  *
  * Loopback is not exempt from the proxy (as with Deno's `fetch`), so every upstream
@@ -170,13 +170,33 @@ Deno.test({
     const queuePort = new URL(fauxqs.endpoint).port;
     const sinkPort = new URL(sink.url).port;
     const proxyUrl = `http://me:${PASSWORD}@127.0.0.1:${tinyproxy.port}`;
+    // An https endpoint, reached through the proxy's CONNECT tunnel.
+    const tls = await makeTestTls();
+    const dir = await Deno.makeTempDir({ prefix: "homewire-outbound-" });
+    await Deno.writeTextFile(`${dir}/ca.pem`, tls.ca);
+    const securePosts: string[] = [];
+    const secure = Deno.serve(
+      {
+        hostname: "127.0.0.1",
+        port: 0,
+        cert: tls.cert,
+        key: tls.key,
+        onListen: () => {},
+      },
+      async (request) => {
+        securePosts.push(await request.text());
+        return new Response(null, { status: 204 });
+      },
+    );
     const run = async (
       queueUrl: string,
       env: Record<string, string>,
       bodies: string[],
     ) => {
       await fauxqs.send(queueUrl, bodies);
-      const posted = sink.requests.length + bodies.length;
+      const https = env.HTTP_ENDPOINT !== undefined;
+      const posted = (https ? securePosts.length : sink.requests.length) +
+        bodies.length;
       const main = startMain(["forwarder"], {
         env: {
           ...fauxqs.env(queueUrl),
@@ -188,7 +208,13 @@ Deno.test({
       });
       try {
         await main.waitFor(/sqs2http start/);
-        await sink.waitFor(posted, 20_000);
+        if (https) {
+          const deadline = Date.now() + 20_000;
+          while (securePosts.length < posted && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          assert.equal(securePosts.length, posted);
+        } else await sink.waitFor(posted, 20_000);
         for (const body of bodies) {
           await main.waitFor(new RegExp(`\\[INFO\\] ${RegExp.escape(body)}$`));
         }
@@ -225,10 +251,31 @@ Deno.test({
         );
         assert.equal((await tinyproxy.requests()).length, before);
       });
+      await t.step("an https endpoint through the CONNECT tunnel", async () => {
+        const queueUrl = await fauxqs.createQueue("tunnelled");
+        await run(
+          queueUrl,
+          {
+            HTTP_ENDPOINT: `https://127.0.0.1:${secure.addr.port}/hook`,
+            HTTP_PROXY: proxyUrl,
+            HTTPS_PROXY: proxyUrl,
+            DENO_CERT: `${dir}/ca.pem`,
+          },
+          ["four", "five"],
+        );
+        const requests = await tinyproxy.requests();
+        assert.ok(
+          requests.includes(`CONNECT 127.0.0.1:${secure.addr.port} HTTP/1.1`),
+          requests.join("\n"),
+        );
+        assert.deepEqual(securePosts.sort(), ['"five"', '"four"']);
+      });
     } finally {
       await tinyproxy.stop();
       await sink.stop();
       await fauxqs.stop();
+      await secure.shutdown();
+      await Deno.remove(dir, { recursive: true });
     }
   },
 });

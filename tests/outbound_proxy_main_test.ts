@@ -1,9 +1,10 @@
 /**
  * The outbound proxy (`HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`) through `main.ts`,
  * against a real forward proxy (Debian's tinyproxy, started here): the proxy role
- * reaching http and https upstreams through it, and the forwarder reaching its queue
- * (fauxqs) and its endpoint (http, and https through `CONNECT`) through it; `NO_PROXY=127.0.0.1` going around it; a
- * proxy that refuses named, its credentials never written.
+ * reaching http and https upstreams through it, and the forwarder reaching its
+ * queue (fauxqs) and its endpoint (http, and https through `CONNECT`) through it;
+ * `NO_PROXY=127.0.0.1` going around it; a proxy that refuses named, its
+ * credentials never written.
  *
  * Loopback is not exempt from the proxy (as with Deno's `fetch`), so every upstream
  * can stay on 127.0.0.1: tinyproxy's log tells which requests went through it.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs, when missing, everything `deno task test` needs on a Debian machine:
 # Deno (from the npm registry), and Debian's influxdb, victoria-metrics, chromium, openssl,
-# postgresql, mosquitto and apprise for the real-server, browser and oracle suites,
+# postgresql, mosquitto, apprise and tinyproxy for the real-server, browser and oracle suites,
 # qemu-user-static with the arm64 C libraries and the arm64 Deno of our Deno version (from
 # the npm registry, into .cache/aarch64/) for the aarch64 suite, and systemd-analyze for
 # the unit-file check. Safe to run again: it skips what is there.
@@ -26,17 +26,18 @@ command -v qemu-aarch64-static >/dev/null 2>&1 || missing+=(qemu-user-static) # 
 [ -e /usr/aarch64-linux-gnu/lib/libc.so.6 ] || missing+=(libc6-arm64-cross)
 [ -e /usr/aarch64-linux-gnu/lib/libstdc++.so.6 ] || missing+=(libstdc++6-arm64-cross)
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd) # deploy/ unit files
+command -v tinyproxy >/dev/null 2>&1 || [ -x /usr/bin/tinyproxy ] || missing+=(tinyproxy) # the outbound proxy suite
 command -v npm >/dev/null 2>&1 || missing+=(npm) # fetches Deno and the arm64 Deno below
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "install_deps: installing Debian packages: ${missing[*]}"
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
-  echo "install_deps: Debian packages already installed (influxdb, victoria-metrics, chromium, openssl, postgresql, mosquitto, apprise, qemu-user-static, libc6-arm64-cross, libstdc++6-arm64-cross, systemd, npm)"
+  echo "install_deps: Debian packages already installed (influxdb, victoria-metrics, chromium, openssl, postgresql, mosquitto, apprise, qemu-user-static, libc6-arm64-cross, libstdc++6-arm64-cross, systemd, tinyproxy, npm)"
 fi
 # The Debian packages start their services; the tests run their own instances on
 # free ports, so the system ones are not needed (failures here are harmless).
-for service in influxdb victoria-metrics postgresql mosquitto; do
+for service in influxdb victoria-metrics postgresql mosquitto tinyproxy; do
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$service" 2>/dev/null; then
     as_root systemctl stop "$service" || true
   fi

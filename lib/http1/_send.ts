@@ -24,7 +24,7 @@ const MAX_HEAD_BYTES = 64 * 1024;
 
 /** An open connection and its reader (which keeps its buffer between responses). */
 export interface Connection {
-  conn: Deno.TcpConn;
+  conn: Deno.Conn;
   reader: ByteReader;
   /** Holds a request head while it is written (saves an allocation per request). */
   out: Uint8Array;

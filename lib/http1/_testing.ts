@@ -64,9 +64,15 @@ export interface Script {
   close?: boolean;
 }
 
+/** Options of {@linkcode startScriptedServer}. */
+export interface ScriptedServerOptions {
+  /** Serve TLS with this certificate and key (PEM): the URL is then `https:`. */
+  tls?: { cert: string; key: string };
+}
+
 /** A server started by {@linkcode startScriptedServer}. */
 export interface ScriptedServer {
-  /** `http://127.0.0.1:PORT`. */
+  /** `http://127.0.0.1:PORT` (`https:` with TLS). */
   url: string;
   /** Each request received, in order: its head, a blank line, and its body. */
   heads: string[];
@@ -92,16 +98,19 @@ const CRLF2 = [13, 10, 13, 10];
  */
 export function startScriptedServer(
   respond: (head: string, body: string, index: number) => Script,
+  options: ScriptedServerOptions = {},
 ): ScriptedServer {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const listener = options.tls
+    ? Deno.listenTls({ hostname: "127.0.0.1", port: 0, ...options.tls })
+    : Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const heads: string[] = [];
   const conns = new Set<Deno.Conn>();
   let connections = 0;
   let playing = 0;
-  const serveConn = async (conn: Deno.TcpConn) => {
+  const serveConn = async (conn: Deno.Conn) => {
     conns.add(conn);
     connections++;
-    conn.setNoDelay(true);
+    if ("setNoDelay" in conn) (conn as Deno.TcpConn).setNoDelay(true);
     let pending = new Uint8Array(0);
     const buffer = new Uint8Array(65536);
     const more = async () => {
@@ -161,7 +170,9 @@ export function startScriptedServer(
     for await (const conn of listener) serveConn(conn);
   })().catch(() => {});
   return {
-    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    url: `${options.tls ? "https" : "http"}://127.0.0.1:${
+      (listener.addr as Deno.NetAddr).port
+    }`,
     heads,
     get connections() {
       return connections;

@@ -38,6 +38,12 @@ const FRAMING = new Set([
   "transfer-encoding",
 ]);
 
+/** A request sent to a forward proxy (absolute-form target). */
+export interface ForwardProxy {
+  /** `Proxy-Authorization` value, replacing any the request carries. */
+  authorization?: string;
+}
+
 /** A request head and how its body is framed. */
 export interface RequestHead {
   /** Request line, headers and the blank line. */
@@ -65,14 +71,22 @@ export function requestHead(
   url: URL,
   headers: HeadersInit | readonly (readonly [string, string])[] | undefined,
   body: RequestBody,
+  forward?: ForwardProxy,
 ): RequestHead {
   if (!TOKEN.test(method)) {
     throw new InvalidRequestError(
       `Invalid method "${preview(method)}": not a token`,
     );
   }
-  let head =
-    `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+  // Through a forward proxy, the request target is in absolute form (RFC 9112
+  // 3.2.2), without the URL's credentials.
+  const target = forward
+    ? `${url.protocol}//${url.host}${url.pathname}${url.search}`
+    : `${url.pathname}${url.search}`;
+  let head = `${method} ${target} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+  if (forward?.authorization !== undefined) {
+    head += `proxy-authorization: ${forward.authorization}\r\n`;
+  }
   const pairs: readonly (readonly [string, string])[] = Array.isArray(headers)
     ? headers
     : headers === undefined
@@ -93,7 +107,10 @@ export function requestHead(
     }
     const lower = name.toLowerCase();
     if (lower === "content-length") declared = value.trim();
-    else if (!FRAMING.has(lower)) head += `${name}: ${value}\r\n`;
+    else if (
+      !FRAMING.has(lower) &&
+      !(lower === "proxy-authorization" && forward?.authorization !== undefined)
+    ) head += `${name}: ${value}\r\n`;
   }
   let chunked = false;
   let length: number | undefined;

@@ -22,9 +22,16 @@
  *
  * Like Deno's `fetch`, it decodes gzip, deflate and brotli bodies (raw deflate and
  * an empty coded body are read too, as browsers do; the response says so with
- * `decoded`); it never follows redirects. Bodies stream both ways. Unlike `fetch`,
- * it does not read HTTP_PROXY and friends: plain-http upstreams are reached
- * directly.
+ * `decoded`); it never follows redirects. Bodies stream both ways.
+ *
+ * Given an outbound proxy (`proxy`, which the settings layer reads from
+ * `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` by the rules of Deno's `fetch`:
+ * `outbound_proxy.ts`), `http:` requests go to the proxy in absolute form, and
+ * `https:` requests through its `CONNECT` tunnel, then TLS to the origin; the
+ * proxy URL's credentials go as `Proxy-Authorization`, and a proxy that refuses
+ * fails the request with a `ProxyRefusedError` naming it (credentials masked).
+ * Without a proxy for it, an `https:` URL is not served (`serves()`):
+ * `createUpstream` sends it to `fetch`.
  *
  * Layout: `lib/http1/` is the transport of the proxy and the forwarder; like all of
  * `lib/`, it imports `lib/` only, and its imports run one way (`tests/layout_test.ts`
@@ -32,7 +39,7 @@
  *
  * @module
  */
-import { ByteReader } from "./_byte_reader.ts";
+import { connect, routeOf, targetOf } from "./_connect.ts";
 import { type RequestBody, requestHead } from "./_wire.ts";
 import {
   closeQuietly,
@@ -42,7 +49,8 @@ import {
   send,
 } from "./_send.ts";
 import { socketFailure } from "./_socket_failure.ts";
-import { SocketError, UnsupportedSchemeError } from "./errors.ts";
+import { ProxyRefusedError, UnsupportedSchemeError } from "./errors.ts";
+import type { OutboundProxy } from "./outbound_proxy.ts";
 import type {
   Upstream,
   UpstreamRequest,
@@ -61,6 +69,16 @@ export interface Http1ClientOptions {
    * @default IDEMPOTENT_METHODS
    */
   retryMethods?: readonly string[];
+  /**
+   * The outbound proxy (parsed from the environment by the settings layer:
+   * `outboundProxyOf`); without it, every request goes straight to its upstream.
+   */
+  proxy?: OutboundProxy;
+  /**
+   * CA certificates (PEM) trusted for `https:` origins reached through the proxy,
+   * besides the system's (and `DENO_CERT`). @default none
+   */
+  caCerts?: string[];
 }
 
 /**
@@ -79,17 +97,16 @@ export const IDEMPOTENT_METHODS: readonly string[] = [
 /** A pooled HTTP/1.1 client. */
 export interface Http1Client {
   /**
-   * Sends a request to an `http:` URL (see {@linkcode Upstream}); other schemes are
-   * refused with an `UnsupportedSchemeError` (`createUpstream` sends them to
-   * `fetch`).
+   * Sends a request to an `http:` URL, or an `https:` URL that goes through the
+   * proxy (see {@linkcode Upstream}); other URLs are refused with an
+   * `UnsupportedSchemeError` (`createUpstream` sends them to `fetch`).
    */
   request: Upstream;
+  /** Whether `request` takes `url` (see `request`). */
+  serves(url: URL): boolean;
   /** Closes the idle connections; connections in use close when they finish. */
   close(): void;
 }
-
-/** Bytes of a connection's reused buffer for request heads. */
-const OUT_SIZE = 4096;
 
 /**
  * Returns a pooled HTTP/1.1 client.
@@ -100,6 +117,17 @@ const OUT_SIZE = 4096;
  * const response = await client.request("http://127.0.0.1:8080/items");
  * if (response.body instanceof ReadableStream) await response.body.cancel();
  * client.close();
+ * ```
+ *
+ * @example Through an outbound proxy (the settings layer parses it from the environment)
+ * ```ts
+ * import { parseNoProxy, parseProxyUrl } from "./outbound_proxy.ts";
+ *
+ * const proxy = parseProxyUrl("http://user:password@10.0.0.1:3128");
+ * const client = createHttp1Client({
+ *   proxy: { http: proxy, https: proxy, noProxy: parseNoProxy("127.0.0.1") },
+ * });
+ * client.serves(new URL("https://example.com/")); // true: through the tunnel
  * ```
  */
 export function createHttp1Client(
@@ -140,48 +168,30 @@ export function createHttp1Client(
     return connection;
   };
 
-  /** Connects to `url`'s host; `signal` also ends a connect that hangs. */
-  const open = async (
-    url: URL,
-    signal: AbortSignal | undefined,
-  ): Promise<Connection> => {
-    const conn = await Deno.connect({
-      hostname: url.hostname.replace(/^\[|\]$/g, ""),
-      port: Number(url.port || 80),
-      signal,
-    }).catch((error) => {
-      throw signal?.aborted ? signal.reason : new SocketError(error);
-    });
-    conn.setNoDelay(true);
-    return {
-      conn,
-      reader: new ByteReader(conn),
-      out: new Uint8Array(OUT_SIZE),
-      idle: false,
-    };
-  };
-
   /** Sends one request on a pooled connection. */
   async function request(
     input: URL | string,
     init: UpstreamRequest = {},
   ): Promise<UpstreamResponse> {
     const url = typeof input === "string" ? new URL(input) : input;
-    if (url.protocol !== "http:") {
-      throw new UnsupportedSchemeError(url.protocol);
-    }
+    const route = routeOf(url, options.proxy);
+    if (route === undefined) throw new UnsupportedSchemeError(url.protocol);
     const signal = init.signal ?? undefined;
     signal?.throwIfAborted();
     const method = (init.method ?? "GET").toUpperCase();
     const body = inlineBody(init.body ?? null);
-    const head = requestHead(method, url, init.headers, body);
-    const key = url.host;
+    const forward = route.proxy && !route.tunnel ? route.proxy : undefined;
+    const head = requestHead(method, url, init.headers, body, forward);
+    const key = route.key;
+    const open = () =>
+      connect(url, route, { signal, caCerts: options.caCerts });
     const pooled = take(key);
-    const connection = pooled ?? await open(url, signal);
+    const connection = pooled ?? await open();
     const received = connection.reader.received;
     const pending: PendingRequest = { connection, head, body, method, signal };
+    let response: UpstreamResponse;
     try {
-      return await send(
+      response = await send(
         pending,
         (reusable) => release(key, connection, reusable),
       );
@@ -193,9 +203,9 @@ export function createHttp1Client(
         !(body instanceof ReadableStream) && isStale(error) &&
         connection.reader.received === received;
       if (!retry) throw socketFailure(error);
-      const fresh = await open(url, signal);
+      const fresh = await open();
       try {
-        return await send(
+        response = await send(
           { ...pending, connection: fresh },
           (reusable) => release(key, fresh, reusable),
         );
@@ -203,10 +213,25 @@ export function createHttp1Client(
         throw socketFailure(error);
       }
     }
+    // Only a proxy asks for Proxy-Authorization (RFC 9110 15.5.8): a 407 to a
+    // forwarded request is the proxy refusing it.
+    if (forward && response.status === 407) {
+      if (response.body instanceof ReadableStream) {
+        await response.body.cancel().catch(() => {});
+      }
+      throw new ProxyRefusedError(
+        forward.shown,
+        targetOf(url),
+        response.status,
+        response.statusText,
+      );
+    }
+    return response;
   }
 
   return {
     request,
+    serves: (url) => routeOf(url, options.proxy) !== undefined,
     close() {
       closed = true;
       for (const pool of idle.values()) {

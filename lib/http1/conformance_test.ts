@@ -6,9 +6,15 @@
  * status, headers and body, and ours refuses nothing undici accepts but where RFC
  * 9112 leaves no doubt (marked `stricter`). After each response, a second call on the
  * same client must get the second response (never a byte of the first).
+ *
+ * The corpus runs a second time through an outbound proxy's `CONNECT` tunnel (a
+ * small relaying proxy) to an `https:` server playing the same bytes over TLS, so
+ * that the strictness holds through the tunnel (the byte-split variants are
+ * played directly only: TLS records cut the bytes their own way).
  */
 import assert from "node:assert/strict";
 import { Client } from "undici";
+import { makeTestTls, type TestTls } from "../../tests/_tls.ts";
 import {
   type Script,
   type ScriptStep,
@@ -16,6 +22,8 @@ import {
   type TestClient,
   testClient,
 } from "./_testing.ts";
+import { type ConnectProxy, startConnectProxy } from "./_test_connect_proxy.ts";
+import { parseProxyUrl } from "./outbound_proxy.ts";
 
 /** How a client took a response. */
 type Outcome =
@@ -606,16 +614,30 @@ function variants(test: Case): [string, ScriptStep[]][] {
   return played;
 }
 
-/** Plays one case to both clients; returns our outcomes and the oracle's. */
+/** An `https:` server behind a `CONNECT` proxy, for ours to reach through it. */
+interface Tunnel {
+  tls: TestTls;
+  proxy: ConnectProxy;
+}
+
+/**
+ * Plays one case to both clients (ours through `tunnel` when given); returns our
+ * outcomes and the oracle's.
+ */
 async function play(
   test: Case,
   steps: ScriptStep[],
   split = false,
+  tunnel?: Tunnel,
 ): Promise<{ oracle: Outcome; ours: Outcome[]; second: Outcome[] }> {
   const script: Script = { steps, close: test.close };
-  const server = startScriptedServer((head) =>
-    head.startsWith("GET /second ") ? { steps: [SECOND] } : script
-  );
+  const respond = (head: string) =>
+    head.startsWith("GET /second ") ? { steps: [SECOND] } : script;
+  const server = startScriptedServer(respond);
+  const tlsServer = tunnel
+    ? startScriptedServer(respond, { tls: tunnel.tls })
+    : undefined;
+  const oursUrl = tlsServer?.url ?? server.url;
   const method = test.method ?? "GET";
   const timeoutMs = test.silent ? SILENCE_MS : TIMEOUT_MS;
   const undici = new Client(server.url, {
@@ -624,14 +646,21 @@ async function play(
     bodyTimeout: timeoutMs,
     maxHeaderSize: 64 * 1024,
   });
-  const client = testClient();
+  const client = testClient(
+    tunnel
+      ? {
+        proxy: { https: parseProxyUrl(tunnel.proxy.url) },
+        caCerts: [tunnel.tls.ca],
+      }
+      : {},
+  );
   const second: Outcome[] = [];
   const outcomes: Outcome[] = [];
   try {
     const expected = await oracle(undici, "/first", method);
     for (const lean of [true, false]) {
       outcomes.push(
-        await ours(`${server.url}/first`, method, lean, client, timeoutMs),
+        await ours(`${oursUrl}/first`, method, lean, client, timeoutMs),
       );
       if (test.pauseMs) await sleep(test.pauseMs);
       if (split) {
@@ -642,13 +671,14 @@ async function play(
         for (let i = 0; i < 1000 && server.playing > 0; i++) await sleep(2);
         await sleep(20);
       }
-      second.push(await ours(`${server.url}/second`, "GET", lean, client));
+      second.push(await ours(`${oursUrl}/second`, "GET", lean, client));
     }
     return { oracle: expected, ours: outcomes, second };
   } finally {
     client.close();
     await undici.destroy().catch(() => {});
     await server.stop();
+    await tlsServer?.stop();
   }
 }
 
@@ -656,46 +686,73 @@ Deno.test("the corpus has at least 60 cases", () => {
   assert.ok(CASES.length >= 60, `${CASES.length} cases`);
 });
 
+/** Checks our outcomes of one case against the oracle's (see the module). */
+function judge(
+  test: Case,
+  suffix: string,
+  result: { oracle: Outcome; ours: Outcome[]; second: Outcome[] },
+): void {
+  for (const [index, outcome] of result.ours.entries()) {
+    const via = index === 0 ? "exchange" : "fetch";
+    const label = `${test.name}${suffix} via ${via}`;
+    if (test.required) {
+      assert.ok(
+        outcome.ok && outcome.body === test.required.body,
+        `${label}: ${test.required.why}, got ${JSON.stringify(outcome)}`,
+      );
+    } else if (!result.oracle.ok) {
+      assert.equal(
+        outcome.ok,
+        false,
+        `${label}: accepted what undici refused (${result.oracle.error})`,
+      );
+    } else if (outcome.ok) {
+      assert.deepEqual(outcome, result.oracle, label);
+    } else {
+      assert.ok(
+        test.stricter,
+        `${label}: refused what undici accepted (${outcome.error})`,
+      );
+    }
+    const next = result.second[index]!;
+    assert.deepEqual(
+      next,
+      {
+        ok: true,
+        status: 200,
+        headers: '[["content-length",["6"]]]',
+        body: "second",
+      },
+      `${label}: the next call got ${JSON.stringify(next)}`,
+    );
+  }
+}
+
 Deno.test("createHttp1Client() is never more lenient than undici (llhttp)", async (t) => {
   for (const test of CASES) {
     await t.step(test.name, async () => {
       for (const [suffix, steps] of variants(test)) {
-        const result = await play(test, steps, suffix !== "");
-        for (const [index, outcome] of result.ours.entries()) {
-          const via = index === 0 ? "exchange" : "fetch";
-          const label = `${test.name}${suffix} via ${via}`;
-          if (test.required) {
-            assert.ok(
-              outcome.ok && outcome.body === test.required.body,
-              `${label}: ${test.required.why}, got ${JSON.stringify(outcome)}`,
-            );
-          } else if (!result.oracle.ok) {
-            assert.equal(
-              outcome.ok,
-              false,
-              `${label}: accepted what undici refused (${result.oracle.error})`,
-            );
-          } else if (outcome.ok) {
-            assert.deepEqual(outcome, result.oracle, label);
-          } else {
-            assert.ok(
-              test.stricter,
-              `${label}: refused what undici accepted (${outcome.error})`,
-            );
-          }
-          const next = result.second[index]!;
-          assert.deepEqual(
-            next,
-            {
-              ok: true,
-              status: 200,
-              headers: '[["content-length",["6"]]]',
-              body: "second",
-            },
-            `${label}: the next call got ${JSON.stringify(next)}`,
-          );
-        }
+        judge(test, suffix, await play(test, steps, suffix !== ""));
       }
     });
+  }
+});
+
+Deno.test("createHttp1Client() is as strict through a CONNECT tunnel", async (t) => {
+  const tls = await makeTestTls();
+  const proxy = startConnectProxy();
+  try {
+    for (const test of CASES) {
+      await t.step(test.name, async () => {
+        judge(
+          test,
+          " (tunnelled)",
+          await play(test, test.steps, false, { tls, proxy }),
+        );
+      });
+    }
+    assert.ok(proxy.heads.length >= CASES.length, "the tunnel was used");
+  } finally {
+    await proxy.stop();
   }
 });

@@ -13,6 +13,8 @@
  *   a declared length).
  * - The request could not be sent: {@linkcode InvalidRequestError},
  *   {@linkcode RequestLengthMismatchError}, {@linkcode UnsupportedSchemeError}.
+ * - The outbound proxy refused it: {@linkcode ProxyRefusedError} (a proxy that
+ *   cannot be reached is a {@linkcode SocketError} naming it).
  *
  * Time limits are the user's: an aborted request rejects with its signal's reason.
  *
@@ -200,9 +202,13 @@ export class ResponseLengthMismatchError extends TypeError {
 export class SocketError extends Error {
   /** The platform error's code when it has one, else `"HTTP1_SOCKET"`. */
   readonly code: string;
-  /** Wraps `cause`. */
-  constructor(cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  /**
+   * Wraps `cause`; `proxy` (masked) names the outbound proxy when it is the
+   * connection to that proxy that failed.
+   */
+  constructor(cause: unknown, proxy?: string) {
+    const text = cause instanceof Error ? cause.message : String(cause);
+    super(proxy === undefined ? text : `Proxy "${proxy}": ${text}`, { cause });
     this.name = "SocketError";
     const code = (cause as { code?: unknown } | null)?.code;
     this.code = typeof code === "string" ? code : "HTTP1_SOCKET";
@@ -266,5 +272,43 @@ export class UnsupportedSchemeError extends TypeError {
       `Unsupported URL "${protocol}" for the pooled client: only http: (use createUpstream)`,
     );
     this.name = "UnsupportedSchemeError";
+  }
+}
+
+/**
+ * The outbound proxy refused a request: it answered a `CONNECT` with another status
+ * than 2xx (407 when it wants credentials, 403 when its rules forbid the origin,
+ * 502 when it could not reach it), or a plain-HTTP request with 407. The message
+ * names the proxy (credentials masked) and the origin asked for.
+ *
+ * @example
+ * ```ts
+ * const error = new ProxyRefusedError("http://***@127.0.0.1:3128", "example.com:443", 407, "Proxy Authentication Required");
+ * error.code; // "HTTP1_PROXY_REFUSED"
+ * error.message; // 'Proxy "http://***@127.0.0.1:3128" refused the request to example.com:443: 407 Proxy Authentication Required'
+ * ```
+ */
+export class ProxyRefusedError extends Error {
+  /** `"HTTP1_PROXY_REFUSED"`. */
+  readonly code = "HTTP1_PROXY_REFUSED";
+  /** The proxy's status. */
+  readonly status: number;
+  /** The proxy's URL, credentials masked. */
+  readonly proxy: string;
+  /** Builds the error: `proxy` (masked) answered `status` for `target` (`host:port`). */
+  constructor(
+    proxy: string,
+    target: string,
+    status: number,
+    statusText: string,
+  ) {
+    super(
+      `Proxy "${proxy}" refused the request to ${target}: ${status}${
+        statusText ? ` ${statusText}` : ""
+      }`,
+    );
+    this.name = "ProxyRefusedError";
+    this.status = status;
+    this.proxy = proxy;
   }
 }

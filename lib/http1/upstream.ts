@@ -1,9 +1,10 @@
 /**
  * The one interface through which the proxy and the forwarder send requests
  * upstream: a request in; status, raw header list and body out, with abort. Two
- * adapters: the pooled HTTP/1.1 client for `http:` URLs (`client.ts`, handed in:
- * this module does not import it) and `fetch` for the others (`https:`); one scheme
- * dispatcher, {@linkcode createUpstream}.
+ * adapters: the pooled HTTP/1.1 client for `http:` URLs and `https:` URLs through
+ * the outbound proxy (`client.ts`, handed in: this module does not import it) and
+ * `fetch` for the others (`https:`); one scheme dispatcher,
+ * {@linkcode createUpstream}.
  *
  * @module
  */
@@ -106,17 +107,19 @@ export function fetchUpstream(
 /** Options of {@linkcode createUpstream}. */
 export interface UpstreamOptions {
   /**
-   * The pooled client for `http:` URLs (`createHttp1Client()`, or anything with its
-   * `request`); without it, every URL goes to `fetch`.
+   * The pooled client for `http:` URLs, and for the `https:` URLs its `serves`
+   * takes (those through the outbound proxy) (`createHttp1Client()`, or anything
+   * with its `request`); without it, every URL goes to `fetch`.
    */
-  http1?: { request: Upstream };
+  http1?: { request: Upstream; serves?(url: URL): boolean };
   /** The `fetch` for the other URLs. @default globalThis.fetch */
   fetch?: typeof fetch;
 }
 
 /**
  * The {@linkcode Upstream} of a role, the one scheme dispatcher: `http:` URLs
- * through the pooled client, others through `fetch`.
+ * through the pooled client, and the `https:` URLs it serves (through the outbound
+ * proxy's tunnel), others through `fetch`.
  *
  * @example
  * ```ts
@@ -133,8 +136,11 @@ export function createUpstream(options: UpstreamOptions = {}): Upstream {
   if (!http1) return viaFetch;
   return (url, request) => {
     const href = typeof url === "string" ? url : url.href;
-    return href.startsWith("http:")
-      ? http1.request(url, request)
-      : viaFetch(url, request);
+    if (href.startsWith("http:")) return http1.request(url, request);
+    if (http1.serves && href.startsWith("https:")) {
+      const parsed = typeof url === "string" ? new URL(url) : url;
+      if (http1.serves(parsed)) return http1.request(parsed, request);
+    }
+    return viaFetch(url, request);
   };
 }

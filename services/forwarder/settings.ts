@@ -21,6 +21,7 @@ import {
   text,
   url,
 } from "../../lib/setting_kinds.ts";
+import { outboundProxySettings } from "../../lib/outbound_proxy_settings.ts";
 import { MAX_VISIBILITY_MS } from "./backoff_visibility.ts";
 import { queueUrlRegion } from "./queue_url.ts";
 import { signingSecret, signingSecretFile } from "./signing_secret.ts";
@@ -175,6 +176,8 @@ export const forwarderSettings = {
   FORWARDER_METRICS_PORT: optional(port({
     description: "Port of GET /metrics and GET /healthz (default: no endpoint)",
   })),
+  // The queue calls and the posts go out through the outbound proxy.
+  ...outboundProxySettings,
 };
 
 /** The parsed forwarder settings. */

@@ -13,6 +13,10 @@ import {
 import { exchangeOver } from "../../lib/http1/exchange.ts";
 import { createUpstream } from "../../lib/http1/upstream.ts";
 import type { Log } from "../../lib/log.ts";
+import {
+  outboundProxyOf,
+  outboundProxyText,
+} from "../../lib/outbound_proxy_settings.ts";
 import type { RunningRole } from "../../lib/role.ts";
 import type { Env } from "../../lib/settings.ts";
 import { createBackoffVisibility } from "./backoff_visibility.ts";
@@ -47,13 +51,17 @@ export async function startForwarder(
 ): Promise<RunningRole> {
   log.info("sqs2http start");
   // One keep-alive HTTP/1.1 pool for the queue calls and the posts: it costs less
-  // CPU per call than `fetch` (https URLs go to `fetch`).
+  // CPU per call than `fetch` (https URLs go to `fetch`, unless proxied).
   // Its POSTs may go out twice (delivery is at least once): see docs/forwarder.md.
+  // The queue calls and the posts alike go through the outbound proxy, if any.
+  const proxy = outboundProxyOf(settings, env);
+  if (proxy) log.info(outboundProxyText(proxy));
   const http = createHttp1Client({
     retryMethods: [...IDEMPOTENT_METHODS, "POST"],
+    proxy,
   });
-  // The one upstream interface (the pool for http:, fetch for https:), each
-  // response read whole.
+  // The one upstream interface (the pool for http: and for https: through the
+  // outbound proxy, fetch for other https:), each response read whole.
   const exchange = exchangeOver(createUpstream({ http1: http }));
   const { AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE, AWS_PROFILE } = env;
   const client = createSqsClient(

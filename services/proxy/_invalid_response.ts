@@ -7,6 +7,7 @@
 import {
   ConnectionClosedError,
   InvalidResponseError,
+  ProxyRefusedError,
   SocketError,
 } from "../../lib/http1/errors.ts";
 
@@ -23,11 +24,15 @@ export function isInvalidResponse(error: unknown): boolean {
  * How the proxy describes a failed upstream request, by the class of its error (see
  * `lib/http1/errors.ts`): an invalid response (the pooled client's
  * `InvalidResponseError`), a network failure (its `SocketError` and
- * `ConnectionClosedError`), or either of them (anything else: `fetch`, whose
+ * `ConnectionClosedError`), a refusal of the outbound proxy (its
+ * `ProxyRefusedError`), or either of them (anything else: `fetch`, whose
  * `TypeError` does not say which, or a request the client refused).
  */
 export function upstreamFailureText(error: unknown): string {
   if (isInvalidResponse(error)) return "answered with an invalid HTTP response";
+  if (error instanceof ProxyRefusedError) {
+    return "is unreachable: the outbound proxy refused the request";
+  }
   if (error instanceof SocketError || error instanceof ConnectionClosedError) {
     return "is unreachable";
   }

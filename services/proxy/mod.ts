@@ -19,6 +19,11 @@ import { allowOrigin } from "./allow_origin.ts";
 import { createProxyApp } from "./app.ts";
 import { corsHeaders, fallbackOrigin } from "./cors.ts";
 import { createHttp1Client } from "../../lib/http1/client.ts";
+import {
+  outboundProxyOf,
+  outboundProxySettings,
+  outboundProxyText,
+} from "../../lib/outbound_proxy_settings.ts";
 import { proxyRoutes } from "./routes.ts";
 import { readRouteAdditions } from "./route_additions.ts";
 
@@ -53,6 +58,8 @@ export const proxyRole = defineRole({
       min: 16,
     }),
     ...listenSettings("PROXY", 8002),
+    // Upstream requests go out through the outbound proxy.
+    ...outboundProxySettings,
   },
   patterns: {
     "PROXY_ROUTE_<NAME>_QUERY":
@@ -75,7 +82,9 @@ export const proxyRole = defineRole({
     );
     // Checked at start-up already; a file can still change in between.
     if (problems.length > 0) throw new Error(problems.join("; "));
-    const client = createHttp1Client();
+    const proxy = outboundProxyOf(settings, env);
+    if (proxy) log.info(outboundProxyText(proxy));
+    const client = createHttp1Client({ proxy });
     const app = createProxyApp({
       routes: settings.PROXY_ROUTES,
       http1: client,

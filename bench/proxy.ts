@@ -111,7 +111,7 @@ export async function run(): Promise<void> {
  * The proxy against nginx with one worker and with its default workers, and with
  * rate limits on against off, on the same route, upstream and load (wrk, one thread).
  */
-async function compareWithNginx(
+export async function compareWithNginx(
   upstreamUrl: string,
   routeEnv: Record<string, string>,
 ): Promise<void> {

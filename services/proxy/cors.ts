@@ -190,8 +190,8 @@ export function preflight(
  */
 export function exposeOn(headers: Headers, names: readonly string[]): void {
   const exposed = headers.get(EXPOSE_HEADERS);
-  headers.set(
-    EXPOSE_HEADERS,
-    exposed === null ? names.join(", ") : alsoNaming(exposed, names),
-  );
+  if (exposed === null) headers.set(EXPOSE_HEADERS, names.join(", "));
+  else if (exposed.trim() !== "*") {
+    headers.set(EXPOSE_HEADERS, alsoNaming(exposed, names));
+  }
 }

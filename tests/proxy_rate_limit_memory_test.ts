@@ -57,11 +57,12 @@ Deno.test(`proxy rate limits: ${IN_PROCESS_CLIENTS} distinct clients in process,
   const before = rss();
   let peak = before;
   const started = performance.now();
+  // What the guard reads of a request: its headers (one object, its value changed
+  // for each request, so the loop measures the guard rather than Headers).
+  const headers = new Headers();
+  const request = { headers } as Request;
   for (let i = 0; i < IN_PROCESS_CLIENTS; i++) {
-    // What the guard reads of a request: its headers.
-    const request = {
-      headers: new Headers({ "x-forwarded-for": address(i) }),
-    } as Request;
+    headers.set("x-forwarded-for", address(i));
     const count = guard.admit(request, "127.0.0.1", route!);
     assert.ok(count !== undefined && !(count instanceof Response));
     if (i % 50_000 === 0) peak = Math.max(peak, rss());

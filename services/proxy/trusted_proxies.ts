@@ -73,13 +73,24 @@ function hex(group: string): number {
   return /^[0-9a-fA-F]{1,4}$/.test(group) ? parseInt(group, 16) : NaN;
 }
 
+/** The four bytes of a dotted IPv4 address (one pass, no allocation but the result). */
 function ipv4(text: string): number[] | undefined {
-  const parts = text.split(".");
-  if (parts.length !== 4) return undefined;
-  const bytes = parts.map((part) =>
-    /^\d{1,3}$/.test(part) ? Number(part) : NaN
-  );
-  return bytes.every((byte) => byte <= 255) ? bytes : undefined;
+  const bytes = [0, 0, 0, 0];
+  let part = 0;
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 46) { // "."
+      if (digits === 0 || ++part > 3) return undefined;
+      digits = 0;
+    } else if (code >= 48 && code <= 57 && digits < 3) {
+      bytes[part] = bytes[part]! * 10 + code - 48;
+      digits++;
+    } else return undefined;
+  }
+  return part === 3 && digits > 0 && bytes.every((byte) => byte <= 255)
+    ? bytes
+    : undefined;
 }
 
 /** Whether `bytes` (16) are an IPv4 address mapped into IPv6. */

@@ -6,7 +6,11 @@
  * (run under Node); and of a second proxy with the answer cache on
  * (`PROXY_CACHE_MS`), whose hits should cost about what a direct answer costs. The
  * targets are measured in alternating rounds after a warm-up, best round of each.
- * Then our HTTP/1.1 client against undici's Pool and fetch (`_client_compare.ts`).
+ * Then, with `wrk` (`_wrk.ts` says why), the proxy against nginx on the same route
+ * and upstream (`_nginx.ts`), with one worker process (the proxy has one JavaScript
+ * thread) and with its default (`auto`: one per core), and the proxy with rate limits
+ * on (`PROXY_RATE_LIMIT`, never reached) against off. Then our HTTP/1.1 client against
+ * undici's Pool and fetch (`_client_compare.ts`).
  *
  * @module
  */
@@ -21,6 +25,8 @@ import {
   waitForHttp,
 } from "./_runner.ts";
 import { compareClients } from "./_client_compare.ts";
+import { NGINX, startNginx } from "./_nginx.ts";
+import { hasWrk, wrkAlternating } from "./_wrk.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECONDS = 5;
@@ -94,10 +100,93 @@ export async function run(): Promise<void> {
     await cors.stop();
     await cached.stop();
     await ours.stop();
-    await upstream.shutdown();
   }
+  await compareWithNginx(upstreamUrl, routeEnv);
+  await upstream.shutdown();
   // Why the proxy's remote calls go through a client of our own.
   await compareClients();
+}
+
+/**
+ * The proxy against nginx with one worker and with its default workers, and with
+ * rate limits on against off, on the same route, upstream and load (wrk, one thread).
+ */
+export async function compareWithNginx(
+  upstreamUrl: string,
+  routeEnv: Record<string, string>,
+): Promise<void> {
+  let nginxFound = true;
+  try {
+    Deno.statSync(NGINX);
+  } catch {
+    nginxFound = false;
+  }
+  if (!nginxFound || !hasWrk()) {
+    console.log(
+      "proxy vs nginx: skipped, nginx or wrk not installed (bash scripts/install_deps.sh installs them)",
+    );
+    return;
+  }
+  const route = {
+    name: "up",
+    upstream: new URL(upstreamUrl).host,
+    basePath: "/api",
+    query: routeEnv.PROXY_ROUTE_UP_QUERY!,
+    header: ["X-Api-Key", "bench-header-key-0123456789"] as [string, string],
+  };
+  const oursPort = freePort();
+  const ours = spawnDeno(`${ROOT}main.ts`, ["proxy"], {
+    cwd: ROOT,
+    env: { ...routeEnv, PROXY_PORT: String(oursPort) },
+  });
+  const limitedPort = freePort();
+  const limited = spawnDeno(`${ROOT}main.ts`, ["proxy"], {
+    cwd: ROOT,
+    env: {
+      ...routeEnv,
+      PROXY_PORT: String(limitedPort),
+      // Counted on every request, never reached.
+      PROXY_RATE_LIMIT: "1000000000/1h",
+    },
+  });
+  const onePort = freePort();
+  const autoPort = freePort();
+  const one = await startNginx(route, { port: onePort, workers: 1 });
+  const auto = await startNginx(route, { port: autoPort, workers: "auto" });
+  try {
+    const urls = [oursPort, limitedPort, onePort, autoPort].map((port) =>
+      `http://127.0.0.1:${port}/up/items`
+    );
+    for (const url of urls) await waitForHttp(url);
+    const [mine, withLimits, nginx1, nginxAuto] = await wrkAlternating(
+      urls.map((url) => ({ url, connections: CONNECTIONS, threads: 1 })),
+      { rounds: ROUNDS, seconds: SECONDS },
+    ) as [LoadResult, LoadResult, LoadResult, LoadResult];
+    console.log(
+      `proxy GET vs nginx (same route: query parameter, header, CORS, keep-alive upstream), wrk 1 thread ${CONNECTIONS} connections, best of ${ROUNDS} alternating ${SECONDS} s rounds; errors: ours ${mine.errors}, rate-limited ${withLimits.errors}, nginx 1 worker ${nginx1.errors}, nginx auto ${nginxAuto.errors}`,
+    );
+    report("proxy GET rps vs nginx 1 worker", mine.rps, nginx1.rps);
+    report("proxy GET p99 vs nginx 1 worker", mine.p99, nginx1.p99, " ms");
+    report("proxy GET rps vs nginx default workers", mine.rps, nginxAuto.rps);
+    report(
+      "proxy GET p99 vs nginx default workers",
+      mine.p99,
+      nginxAuto.p99,
+      " ms",
+    );
+    report("proxy GET rps rate limits on vs off", withLimits.rps, mine.rps);
+    report(
+      "proxy GET p99 rate limits on vs off",
+      withLimits.p99,
+      mine.p99,
+      " ms",
+    );
+  } finally {
+    await auto.stop();
+    await one.stop();
+    await limited.stop();
+    await ours.stop();
+  }
 }
 
 if (import.meta.main) await run();

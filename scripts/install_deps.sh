@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs, when missing, everything `deno task test` needs on a Debian machine:
 # Deno (from the npm registry), and Debian's influxdb, victoria-metrics, chromium, openssl,
-# postgresql, mosquitto, apprise and tinyproxy for the real-server, browser and oracle suites,
+# postgresql, mosquitto, apprise and tinyproxy for the real-server, browser and oracle
+# suites, nginx
+# and wrk for the proxy benchmark,
 # qemu-user-static with the arm64 C libraries and the arm64 Deno of our Deno version (from
 # the npm registry, into .cache/aarch64/) for the aarch64 suite, and systemd-analyze for
 # the unit-file check. Safe to run again: it skips what is there.
@@ -28,16 +30,27 @@ command -v qemu-aarch64-static >/dev/null 2>&1 || missing+=(qemu-user-static) # 
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd) # deploy/ unit files
 command -v tinyproxy >/dev/null 2>&1 || [ -x /usr/bin/tinyproxy ] || missing+=(tinyproxy) # the outbound proxy suite
 command -v npm >/dev/null 2>&1 || missing+=(npm) # fetches Deno and the arm64 Deno below
+[ -x /usr/sbin/nginx ] || missing+=(nginx) # the proxy benchmark's speed anchor
+command -v wrk >/dev/null 2>&1 || missing+=(wrk) # the load of the proxy against nginx
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "install_deps: installing Debian packages: ${missing[*]}"
   as_root apt-get update -qq
+  # No package's service is started by the install (nginx would take port 80): a
+  # policy-rc.d that forbids it, for the install only, unless one is there already.
+  own_policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | as_root tee /usr/sbin/policy-rc.d >/dev/null
+    as_root chmod +x /usr/sbin/policy-rc.d
+    own_policy=1
+  fi
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  if [ -n "$own_policy" ]; then as_root rm -f /usr/sbin/policy-rc.d; fi
 else
-  echo "install_deps: Debian packages already installed (influxdb, victoria-metrics, chromium, openssl, postgresql, mosquitto, apprise, qemu-user-static, libc6-arm64-cross, libstdc++6-arm64-cross, systemd, tinyproxy, npm)"
+  echo "install_deps: Debian packages already installed (influxdb, victoria-metrics, chromium, openssl, postgresql, mosquitto, apprise, qemu-user-static, libc6-arm64-cross, libstdc++6-arm64-cross, systemd, tinyproxy, nginx, wrk, npm)"
 fi
 # The Debian packages start their services; the tests run their own instances on
 # free ports, so the system ones are not needed (failures here are harmless).
-for service in influxdb victoria-metrics postgresql mosquitto tinyproxy; do
+for service in influxdb victoria-metrics postgresql mosquitto tinyproxy nginx; do
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$service" 2>/dev/null; then
     as_root systemctl stop "$service" || true
   fi

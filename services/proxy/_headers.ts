@@ -25,21 +25,36 @@ export const HOP_BY_HOP: readonly string[] = [
 const HOP_BY_HOP_SET = new Set(HOP_BY_HOP);
 
 /**
- * Not sent to the upstream besides the hop-by-hop ones: `Host` (the upstream's own is
- * used), `Expect`, `Accept-Encoding` (the client negotiates its own codings, then
- * decodes them, as `fetch` does), and `Cookie`/`Cookie2`: browsers scope cookies by
- * host, not port, so the client's cookies may belong to other apps on the proxy's
- * host. `Content-Length` goes on: the pooled client frames a streamed body with it
- * (`fetch` chunks it instead).
+ * Never sent to the upstream besides the hop-by-hop ones: `Host` (the upstream's own
+ * is used), `Expect` and `Accept-Encoding` (the client negotiates its own codings,
+ * then decodes them, as `fetch` does). `Content-Length` goes on: the pooled client
+ * frames a streamed body with it (`fetch` chunks it instead).
  */
-const NOT_FORWARDED = new Set([
-  ...HOP_BY_HOP,
-  "host",
-  "expect",
-  "accept-encoding",
-  "cookie",
-  "cookie2",
-]);
+const MANAGED = [...HOP_BY_HOP, "host", "expect", "accept-encoding"];
+
+/**
+ * The client headers not forwarded by default (`PROXY_REMOVE_HEADERS`):
+ * `Cookie`/`Cookie2`, since browsers scope cookies by host, not port, so the client's
+ * cookies may belong to other apps on the proxy's host.
+ */
+export const REMOVED_BY_DEFAULT: readonly string[] = ["cookie", "cookie2"];
+
+/**
+ * The set of header names (lower case) not sent to the upstream: the managed ones
+ * and `removed`.
+ *
+ * @example
+ * ```ts
+ * notForwarded(["x-debug"]).has("x-debug"); // true
+ * ```
+ */
+export function notForwarded(
+  removed: readonly string[] = REMOVED_BY_DEFAULT,
+): ReadonlySet<string> {
+  return new Set([...MANAGED, ...removed]);
+}
+
+const NOT_FORWARDED = notForwarded();
 
 /**
  * Not passed back to the client besides the hop-by-hop ones: an upstream's cookies would
@@ -60,12 +75,14 @@ export function declaresBody(headers: Headers): boolean {
 }
 
 /**
- * The client's end-to-end headers, as sent to the upstream, less its cookies, with `via`
- * (this proxy's entry, RFC 9110 section 7.6.3) added to the client's `Via`.
+ * The client's end-to-end headers, as sent to the upstream, less `removed`
+ * ({@linkcode notForwarded}: its cookies by default), with `via` (this proxy's entry,
+ * RFC 9110 section 7.6.3) added to the client's `Via`.
  */
 export function upstreamRequestHeaders(
   headers: Headers,
   via: string,
+  removed: ReadonlySet<string> = NOT_FORWARDED,
 ): [string, string][] {
   // One walk (iteration joins repeated names, so `connection` comes once).
   let connection: string | undefined;
@@ -74,7 +91,7 @@ export function upstreamRequestHeaders(
   for (const pair of headers) {
     if (pair[0] === "connection") connection = pair[1];
     else if (pair[0] === "via") received = pair[1];
-    else if (!NOT_FORWARDED.has(pair[0])) pairs.push(pair);
+    else if (!removed.has(pair[0])) pairs.push(pair);
   }
   pairs.push(["via", received === undefined ? via : `${received}, ${via}`]);
   if (connection === undefined) return pairs;

@@ -21,6 +21,13 @@ import { corsHeaders, preflight, withCors } from "./cors.ts";
 import type { AdditionsByRoute } from "./route_additions.ts";
 import { createAdditionsApplier } from "./apply_additions.ts";
 import { createResponseCache, type RouteUpstream } from "./response_cache.ts";
+import { createClientKey } from "./_client_address.ts";
+import {
+  createRateLimitGuard,
+  type RateLimitGuardOptions,
+} from "./rate_limit_guard.ts";
+import { requireHeader } from "./require_header.ts";
+import type { AddressRange } from "./trusted_proxies.ts";
 
 /** Methods relayed to the upstream. */
 export const RELAYED_METHODS: readonly string[] = [
@@ -68,6 +75,30 @@ export interface ProxyAppOptions {
    * already names it came round a loop. @default "homewire-proxy-" and 8 random hex digits
    */
   pseudonym?: string;
+  /** The rate limits (`docs/proxy.md#rate-limits`). @default none */
+  rateLimits?: ProxyRateLimits;
+  /**
+   * Relayed requests must carry one of these headers (lower case), or get 403
+   * (`PROXY_REQUIRE_HEADER`). @default none
+   */
+  requireHeader?: readonly string[];
+  /**
+   * Client headers never forwarded, lower case (`PROXY_REMOVE_HEADERS`).
+   * @default ["cookie", "cookie2"]
+   */
+  removeHeaders?: readonly string[];
+}
+
+/** The rate limits of {@linkcode ProxyAppOptions}. */
+export interface ProxyRateLimits extends
+  Pick<
+    RateLimitGuardOptions,
+    "limit" | "perClient" | "upstream" | "maxClients"
+  > {
+  /** Reverse proxies whose `X-Forwarded-For` (or `Forwarded`) is believed. @default none */
+  trustedProxies?: readonly AddressRange[];
+  /** Count per client address, or per `Origin`. @default "address" */
+  by?: "address" | "origin";
 }
 
 /**
@@ -113,10 +144,27 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     timeoutMs: options.timeoutMs ?? 30_000,
     clientTimeoutMs: options.clientTimeoutMs,
     via: `1.1 ${pseudonym}`,
+    removeHeaders: options.removeHeaders,
   });
+  const limits = options.rateLimits;
+  const guard = limits && (limits.limit || limits.perClient?.size ||
+      limits.upstream?.size)
+    ? createRateLimitGuard({
+      ...limits,
+      clientKey: createClientKey({
+        trusted: limits.trustedProxies,
+        by: limits.by,
+      }),
+      log,
+      allowOrigin,
+      now: options.now,
+    })
+    : undefined;
   // The headers are set in the relay, past the cache: a hit needs no new request.
-  const upstream: RouteUpstream = (request, route, target) =>
+  // The upstream ceiling sits past the cache too: a hit does not count against it.
+  const relayUpstream: RouteUpstream = (request, route, target) =>
     relay(request, route, target, additions.relayed(route.name));
+  const upstream = guard ? guard.upstream(relayUpstream) : relayUpstream;
   const cacheMs = options.cacheMs ?? 0;
   const call = cacheMs > 0
     ? createResponseCache(upstream, {
@@ -159,6 +207,9 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     : (url: string) => resolveTarget(routes, url);
   const cors = corsHeaders(allowOrigin);
   const allowed = [...RELAYED_METHODS, "OPTIONS"];
+  const required = options.requireHeader?.length
+    ? requireHeader(options.requireHeader, cors)
+    : undefined;
   // Composed from the pieces of lib/, without the 404 of other roles: every path
   // goes to the one route below, which keeps the relay on Hono's one-handler path.
   // Every response carries the CORS header (cors.ts), the health check's and the
@@ -200,6 +251,27 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
         { status: 400, headers: cors },
       );
     }
+    const refused = required?.(request);
+    if (refused) return refused;
+    const route = resolution.route;
+    if (guard?.limits(route.name)) {
+      const peer = (c.env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined)
+        ?.remoteAddr?.hostname;
+      const count = guard.admit(request, peer, route);
+      if (count instanceof Response) return count;
+      const response = guarded(request, route, resolution.parsed);
+      return response instanceof Response
+        ? guard.decorate(response, route, count)
+        : response.then((done) => guard.decorate(done, route, count));
+    }
+    return guarded(request, route, resolution.parsed);
+  };
+  /** The checks past the path's, then the relay. */
+  const guarded = (
+    request: Request,
+    route: ProxyRoute,
+    parsed: URL,
+  ): Response | Promise<Response> => {
     // Deno gives a GET request no body: refuse one that has it rather than drop it.
     if (request.method === "GET" && declaresBody(request.headers)) {
       return Response.json(
@@ -217,7 +289,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       log.warn(message);
       return Response.json({ message }, { status: 508, headers: cors });
     }
-    return relayed(request, resolution.route, resolution.parsed);
+    return relayed(request, route, parsed);
   };
   app.all("*", handle);
   return app;

@@ -175,3 +175,23 @@ export function preflight(
   if (asked) headers.set("access-control-allow-headers", asked);
   return new Response(null, { status: 204, headers });
 }
+
+/**
+ * Adds `names` (lower case) to the `Access-Control-Expose-Headers` of `headers`,
+ * creating it when absent (`*` is left alone): the rate-limit headers, which a page
+ * must read on every response of a limited route, the proxy's own included.
+ *
+ * @example
+ * ```ts
+ * const headers = new Headers(corsHeaders("https://a.example"));
+ * exposeOn(headers, ["retry-after"]);
+ * headers.get("access-control-expose-headers"); // "retry-after"
+ * ```
+ */
+export function exposeOn(headers: Headers, names: readonly string[]): void {
+  const exposed = headers.get(EXPOSE_HEADERS);
+  if (exposed === null) headers.set(EXPOSE_HEADERS, names.join(", "));
+  else if (exposed.trim() !== "*") {
+    headers.set(EXPOSE_HEADERS, alsoNaming(exposed, names));
+  }
+}

@@ -14,7 +14,7 @@ import {
   serveApp,
 } from "../../lib/serve.ts";
 import { defineRole } from "../../lib/role.ts";
-import { durationMs, integer } from "../../lib/setting_kinds.ts";
+import { choice, durationMs, integer } from "../../lib/setting_kinds.ts";
 import { allowOrigin } from "./allow_origin.ts";
 import { createProxyApp } from "./app.ts";
 import { corsHeaders, fallbackOrigin } from "./cors.ts";
@@ -26,6 +26,11 @@ import {
 } from "../../lib/outbound_proxy_settings.ts";
 import { proxyRoutes } from "./routes.ts";
 import { readRouteAdditions } from "./route_additions.ts";
+import { type RateLimit, rateLimit } from "./rate_limit.ts";
+import { readRouteRateLimits } from "./route_rate_limits.ts";
+import { headerNames } from "./require_header.ts";
+import { trustedProxies } from "./trusted_proxies.ts";
+import { REMOVED_BY_DEFAULT } from "./_headers.ts";
 
 /** The `proxy` role descriptor. */
 export const proxyRole = defineRole({
@@ -57,6 +62,35 @@ export const proxyRole = defineRole({
       default: 16 * 1024 * 1024,
       min: 16,
     }),
+    PROXY_RATE_LIMIT: rateLimit({
+      description:
+        "Requests each client may make to each route per window: 60/1m, 5/1s (units ms, s, m, h, d); past it 429. off: no limit",
+    }),
+    PROXY_RATE_LIMIT_BY: choice(["address", "origin"], {
+      description:
+        "What a client is for the rate limits: its address (see PROXY_TRUSTED_PROXIES), or its Origin header (its address without one)",
+      default: "address",
+    }),
+    PROXY_RATE_LIMIT_MAX_CLIENTS: integer({
+      description:
+        "Most clients whose rate-limit windows are kept per route, the oldest dropped first (about 150 bytes each)",
+      default: 100_000,
+      min: 1,
+    }),
+    PROXY_TRUSTED_PROXIES: trustedProxies({
+      description:
+        "Addresses or CIDR ranges of reverse proxies in front (127.0.0.1,10.0.0.0/8,fd00::/8): from them, the first untrusted address of X-Forwarded-For (or Forwarded) is the client",
+    }),
+    PROXY_REQUIRE_HEADER: headerNames({
+      description:
+        "Relayed requests must carry one of these headers (origin,x-requested-with), or get 403: no casual browsing or hot-linking",
+      default: [],
+    }),
+    PROXY_REMOVE_HEADERS: headerNames({
+      description:
+        "Client headers never forwarded, replacing the default list (hop-by-hop headers, Host, Expect and Accept-Encoding never are)",
+      default: REMOVED_BY_DEFAULT,
+    }),
     ...listenSettings("PROXY", 8002),
     // Upstream requests go out through the outbound proxy.
     ...outboundProxySettings,
@@ -70,10 +104,17 @@ export const proxyRole = defineRole({
       "File holding the value of PROXY_ROUTE_<NAME>_QUERY (container secrets); not with it",
     "PROXY_ROUTE_<NAME>_HEADERS_FILE":
       "File holding the value of PROXY_ROUTE_<NAME>_HEADERS; not with it",
+    "PROXY_ROUTE_<NAME>_RATE_LIMIT":
+      "Requests each client may make to route NAME per window, replacing PROXY_RATE_LIMIT there: 60/1m, or off",
+    "PROXY_UPSTREAM_RATE_LIMIT_<NAME>":
+      "Requests all clients together may make to route NAME's upstream per window (its quota): 1000/1d; cached responses do not count",
   },
   check(settings, _failed, env) {
     if (settings.PROXY_ROUTES === undefined) return [];
-    return readRouteAdditions(env, settings.PROXY_ROUTES).problems;
+    return [
+      ...readRouteAdditions(env, settings.PROXY_ROUTES).problems,
+      ...readRouteRateLimits(env, settings.PROXY_ROUTES).problems,
+    ];
   },
   start(settings, { log, env }) {
     const { additions, problems } = readRouteAdditions(
@@ -82,6 +123,10 @@ export const proxyRole = defineRole({
     );
     // Checked at start-up already; a file can still change in between.
     if (problems.length > 0) throw new Error(problems.join("; "));
+    const { perClient, upstream } = readRouteRateLimits(
+      env,
+      settings.PROXY_ROUTES,
+    );
     const proxy = outboundProxyOf(settings, env);
     if (proxy) log.info(outboundProxyText(proxy));
     const client = createHttp1Client({ proxy });
@@ -94,6 +139,16 @@ export const proxyRole = defineRole({
       additions,
       cacheMs: settings.PROXY_CACHE_MS,
       cacheMaxBytes: settings.PROXY_CACHE_MAX_BYTES,
+      rateLimits: {
+        limit: settings.PROXY_RATE_LIMIT,
+        perClient,
+        upstream,
+        maxClients: settings.PROXY_RATE_LIMIT_MAX_CLIENTS,
+        trustedProxies: settings.PROXY_TRUSTED_PROXIES,
+        by: settings.PROXY_RATE_LIMIT_BY,
+      },
+      requireHeader: settings.PROXY_REQUIRE_HEADER,
+      removeHeaders: settings.PROXY_REMOVE_HEADERS,
     });
     let server: RunningServer;
     try {
@@ -117,6 +172,9 @@ export const proxyRole = defineRole({
       })`;
       log.info(`proxy route /${route.name} -> ${route.base}${adds}`);
     }
+    for (const line of rateLimitLines(settings, perClient, upstream)) {
+      log.info(line);
+    }
     if (settings.PROXY_CACHE_MS > 0) {
       log.info(
         `proxy cache: ${settings.PROXY_CACHE_MS} ms, at most ${settings.PROXY_CACHE_MAX_BYTES} bytes`,
@@ -130,3 +188,31 @@ export const proxyRole = defineRole({
     });
   },
 });
+
+/** The start-up lines of the rate limits in force. */
+function rateLimitLines(
+  settings: {
+    PROXY_ROUTES: readonly { name: string }[];
+    PROXY_RATE_LIMIT: RateLimit | undefined;
+    PROXY_RATE_LIMIT_BY: string;
+  },
+  perClient: ReadonlyMap<string, RateLimit | null>,
+  upstream: ReadonlyMap<string, RateLimit>,
+): string[] {
+  const lines: string[] = [];
+  for (const { name } of settings.PROXY_ROUTES) {
+    const own = perClient.get(name);
+    const client = own === undefined ? settings.PROXY_RATE_LIMIT : own;
+    const ceiling = upstream.get(name);
+    const parts = [
+      ...client
+        ? [`${client.text} per client ${settings.PROXY_RATE_LIMIT_BY}`]
+        : [],
+      ...ceiling ? [`${ceiling.text} upstream requests for all clients`] : [],
+    ];
+    if (parts.length > 0) {
+      lines.push(`proxy rate limit of /${name}: ${parts.join(", ")}`);
+    }
+  }
+  return lines;
+}

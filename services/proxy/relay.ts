@@ -11,6 +11,7 @@ import { createDeadlines } from "./_deadlines.ts";
 import {
   clientHeaderPairs,
   declaresBody,
+  notForwarded,
   upstreamRequestHeaders,
 } from "./_headers.ts";
 import { corsHeaders } from "./cors.ts";
@@ -51,6 +52,11 @@ export interface RelayOptions {
    * @default 10 × timeoutMs
    */
   clientTimeoutMs?: number;
+  /**
+   * Client headers never forwarded, lower case (`PROXY_REMOVE_HEADERS`), besides the
+   * hop-by-hop ones, `Host`, `Expect` and `Accept-Encoding`. @default ["cookie", "cookie2"]
+   */
+  removeHeaders?: readonly string[];
 }
 
 /** What a route changes in the headers of its relayed calls, both ways. */
@@ -116,6 +122,7 @@ export function createRelay(options: RelayOptions): Relay {
     `The caller sent or read nothing for ${clientTimeoutMs} ms`,
   );
   const deadlines = createDeadlines(timeoutMs);
+  const removed = notForwarded(options.removeHeaders);
 
   return async function relay(request, route, target, additions) {
     const controller = new AbortController();
@@ -183,7 +190,11 @@ export function createRelay(options: RelayOptions): Relay {
     // A redirect within the route's base leads the client back through the proxy.
     const relocate = (value: string) => proxiedLocation(value, route, target);
     let upstream: UpstreamResponse;
-    const sent = upstreamRequestHeaders(request.headers, options.via);
+    const sent = upstreamRequestHeaders(
+      request.headers,
+      options.via,
+      removed,
+    );
     try {
       upstream = await options.call(target, {
         method: request.method,

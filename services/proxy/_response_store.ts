@@ -58,7 +58,7 @@ const MIN_OVERHEAD_BYTES = 1024 * 1024;
  *
  * @example
  * ```ts
- * declare const entry: StoredAnswer;
+ * declare const entry: StoredResponse;
  * entryOverhead(entry); // its key's and headers' lengths + 256
  * ```
  */

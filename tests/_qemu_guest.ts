@@ -108,7 +108,9 @@ export function guestAvailability(
     missing.push("/bin/busybox (busybox-static)");
   }
   const kernel = findGuestKernel(arch);
-  if (!kernel) missing.push(`Debian's ${arch} kernel in .cache/kernel/${arch}/`);
+  if (!kernel) {
+    missing.push(`Debian's ${arch} kernel in .cache/kernel/${arch}/`);
+  }
   const ci = Deno.env.get("CI") === "true";
   if (missing.length > 0 && !ci) {
     console.warn(
@@ -214,7 +216,9 @@ mount -t devtmpfs dev /dev
 exec >/dev/console 2>&1
 echo "@@step initramfs"
 ${
-    modules.map((path, i) => `insmod /modules/${i}.ko || echo "@@insmod-failed ${path}"`)
+    modules.map((path, i) =>
+      `insmod /modules/${i}.ko || echo "@@insmod-failed ${path}"`
+    )
       .join("\n")
   }
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose host /host || { echo "@@step mount-host-failed"; poweroff -f; }
@@ -366,7 +370,7 @@ export async function runGuest(options: GuestOptions): Promise<GuestRun> {
       if (rest) lines.push(rest);
     };
     const pumped = Promise.all([pump(child.stdout), pump(child.stderr)]);
-    let timer: number | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<"timeout">((resolve) => {
       timer = setTimeout(() => resolve("timeout"), options.timeoutMs);
     });
@@ -377,9 +381,11 @@ export async function runGuest(options: GuestOptions): Promise<GuestRun> {
       await child.status;
       await pumped;
       throw new Error(
-        `The guest hung in step "${steps.at(-1) ?? "boot"}" (killed after ${
-          options.timeoutMs
-        } ms); its console:\n${lines.slice(-60).join("\n")}`,
+        `The guest hung in step "${
+          steps.at(-1) ?? "boot"
+        }" (killed after ${options.timeoutMs} ms); its console:\n${
+          lines.slice(-60).join("\n")
+        }`,
       );
     }
     await pumped;
@@ -401,4 +407,90 @@ export async function runGuest(options: GuestOptions): Promise<GuestRun> {
   } finally {
     await Deno.remove(bootDir, { recursive: true }).catch(() => {});
   }
+}
+
+/**
+ * Bash functions every kernel suite's script starts with:
+ * - `step NAME`: prints the step marker;
+ * - `kmod NAME [PARAM...]`: `modprobe` from the laid kernel's modules;
+ * - `homewire NAME [VAR=VALUE...] -- ARGS...`: runs `main.ts ARGS` with only those
+ *   variables (plus PATH and HOME), its output in `/tmp/job/NAME.out` and its exit
+ *   status in `/tmp/job/NAME.status`;
+ * - `start_store`: starts tests/_guest_store.ts on 127.0.0.1:8086 in the background;
+ *   `wait_store` waits until it listens;
+ * - `wait_batch`: waits for the background jobs but the store.
+ *
+ * `main.ts` runs from an empty folder of the guest's tmpfs, `/tmp/work/NAME` (so `./data`
+ * is writable), and
+ * Deno's cache is an overlay whose writes stay in the guest.
+ */
+export function guestPrelude(kernel: GuestKernel): string {
+  return `set -u
+export KERNEL_DIR='${kernel.dir}'
+REPO="$PWD"
+step() { echo "@@step $1"; }
+kmod() { modprobe -d "$KERNEL_DIR" "$@"; }
+# The Deno cache stays read-only; an overlay on the guest's tmpfs takes what Deno
+# writes (its SQLite caches cannot even be read on a read-only folder).
+kmod overlay
+mkdir -p /tmp/deno/upper /tmp/deno/work /tmp/deno/dir
+mount -t overlay overlay -o "lowerdir=$DENO_DIR,upperdir=/tmp/deno/upper,workdir=/tmp/deno/work" /tmp/deno/dir &&
+  export DENO_DIR=/tmp/deno/dir
+homewire() {
+  local name="$1"; shift
+  local vars=()
+  while [ "$1" != "--" ]; do vars+=("$1"); shift; done
+  shift
+  local started=$SECONDS
+  mkdir -p "/tmp/work/$name"
+  (cd "/tmp/work/$name" && env -i PATH="$PATH" HOME="$HOME" DENO_DIR="$DENO_DIR" NO_COLOR=1 "\${vars[@]}" \\
+    deno run -A --unstable-cron --cached-only --config="$REPO/deno.json" "$REPO/main.ts" "$@" \\
+    >"/tmp/job/$name.out" 2>&1 </dev/null)
+  local status=$?
+  echo "$status" >"/tmp/job/$name.status"
+  echo "@@ran $name: exit $status in $((SECONDS - started)) s"
+}
+STORE_PID=""
+start_store() {
+  deno run -A --cached-only tests/_guest_store.ts /tmp/job 8086 >/tmp/store.log 2>&1 &
+  STORE_PID=$!
+}
+# Waits for the background jobs but the store.
+wait_batch() {
+  local pid
+  for pid in $(jobs -p); do [ "$pid" = "$STORE_PID" ] || wait "$pid"; done
+}
+wait_store() {
+  for _ in $(seq 1 1200); do
+    grep -q "store listening" /tmp/store.log 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "the store did not start:"; cat /tmp/store.log; return 1
+}
+`;
+}
+
+/** What a `homewire` run of the guest script left: its exit status and output. */
+export async function guestResult(
+  jobDir: string,
+  name: string,
+): Promise<{ status: number | undefined; output: string }> {
+  const read = (file: string) =>
+    Deno.readTextFile(`${jobDir}/${file}`).catch(() => undefined);
+  const status = await read(`${name}.status`);
+  return {
+    status: status === undefined ? undefined : Number(status.trim()),
+    output: (await read(`${name}.out`)) ?? `(no output of ${name})`,
+  };
+}
+
+/** The line-protocol lines the guest's store received for `database`. */
+export async function storedLines(
+  jobDir: string,
+  database: string,
+): Promise<string[]> {
+  const text = await Deno.readTextFile(`${jobDir}/${database}.lp`).catch(
+    () => "",
+  );
+  return text.split("\n").filter((line) => line !== "");
 }

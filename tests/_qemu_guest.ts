@@ -415,10 +415,11 @@ export async function runGuest(options: GuestOptions): Promise<GuestRun> {
  * - `kmod NAME [PARAM...]`: `modprobe` from the laid kernel's modules;
  * - `homewire NAME [VAR=VALUE...] -- ARGS...`: runs `main.ts ARGS` with only those
  *   variables (plus PATH and HOME), its output in `/tmp/job/NAME.out` and its exit
- *   status in `/tmp/job/NAME.status`;
+ *   status in `/tmp/job/NAME.status` (`homewire_prefix="setpriv ..." homewire ...`
+ *   runs it under that command);
  * - `start_store`: starts tests/_guest_store.ts on 127.0.0.1:8086 in the background;
  *   `wait_store` waits until it listens;
- * - `wait_batch`: waits for the background jobs but the store.
+ * - `spawn COMMAND...`: runs it in the background; `wait_batch` waits for those.
  *
  * `main.ts` runs from an empty folder of the guest's tmpfs, `/tmp/work/NAME` (so `./data`
  * is writable), and
@@ -443,7 +444,8 @@ homewire() {
   shift
   local started=$SECONDS
   mkdir -p "/tmp/work/$name"
-  (cd "/tmp/work/$name" && env -i PATH="$PATH" HOME="$HOME" DENO_DIR="$DENO_DIR" NO_COLOR=1 "\${vars[@]}" \\
+  # shellcheck disable=SC2086 # homewire_prefix is a command line, split on purpose
+  (cd "/tmp/work/$name" && \${homewire_prefix:-} env -i PATH="$PATH" HOME="$HOME" DENO_DIR="$DENO_DIR" NO_COLOR=1 "\${vars[@]}" \\
     deno run -A --unstable-cron --cached-only --config="$REPO/deno.json" "$REPO/main.ts" "$@" \\
     >"/tmp/job/$name.out" 2>&1 </dev/null)
   local status=$?
@@ -455,10 +457,12 @@ start_store() {
   deno run -A --cached-only tests/_guest_store.ts /tmp/job 8086 >/tmp/store.log 2>&1 &
   STORE_PID=$!
 }
-# Waits for the background jobs but the store.
+# \`spawn COMMAND...\` runs it in the background; \`wait_batch\` waits for what was spawned.
+BATCH=()
+spawn() { "$@" & BATCH+=("$!"); }
 wait_batch() {
-  local pid
-  for pid in $(jobs -p); do [ "$pid" = "$STORE_PID" ] || wait "$pid"; done
+  [ "\${#BATCH[@]}" -eq 0 ] || wait "\${BATCH[@]}"
+  BATCH=()
 }
 wait_store() {
   for _ in $(seq 1 1200); do

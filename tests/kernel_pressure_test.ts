@@ -95,13 +95,13 @@ step wait-store
 wait_store || exit 1
 # Two or three collectors at a time: each spends most of its time starting.
 step homewire-drivers
-homewire i2c-bmp280 ${store} TSDB_DATABASE=i2c_bmp280 PRESSURE_SENSOR=i2c:bmp280:0:0x77 PRESSURE_ALTITUDE_M=${ALTITUDE_M} -- collector --once &
-homewire i2c-lps25h ${store} TSDB_DATABASE=i2c_lps25h PRESSURE_SENSOR=i2c:lps25h:0:0x5c -- collector --once &
+spawn homewire i2c-bmp280 ${store} TSDB_DATABASE=i2c_bmp280 PRESSURE_SENSOR=i2c:bmp280:0:0x77 PRESSURE_ALTITUDE_M=${ALTITUDE_M} -- collector --once
+spawn homewire i2c-lps25h ${store} TSDB_DATABASE=i2c_lps25h PRESSURE_SENSOR=i2c:lps25h:0:0x5c -- collector --once
 wait_batch
 step failures
-homewire wrong-id ${store} TSDB_DATABASE=wrong_id PRESSURE_SENSOR=i2c:bmp280:0:0x76 -- collector --once &
-homewire no-bus ${store} TSDB_DATABASE=no_bus PRESSURE_SENSOR=i2c:bmp280:7:0x77 -- collector --once &
-homewire no-chip ${store} TSDB_DATABASE=no_chip PRESSURE_SENSOR=i2c:lps25h:0:0x5d -- collector --once &
+spawn homewire wrong-id ${store} TSDB_DATABASE=wrong_id PRESSURE_SENSOR=i2c:bmp280:0:0x76 -- collector --once
+spawn homewire no-bus ${store} TSDB_DATABASE=no_bus PRESSURE_SENSOR=i2c:bmp280:7:0x77 -- collector --once
+spawn homewire no-chip ${store} TSDB_DATABASE=no_chip PRESSURE_SENSOR=i2c:lps25h:0:0x5d -- collector --once
 wait_batch
 step kernel-drivers
 echo bmp280 0x77 >/sys/bus/i2c/devices/i2c-0/new_device
@@ -110,8 +110,8 @@ for device in /sys/bus/iio/devices/iio:device*; do
   echo "@@iio $(cat "$device/name") $(cat "$device/in_pressure_input" 2>/dev/null || echo "raw $(cat "$device/in_pressure_raw") scale $(cat "$device/in_pressure_scale")")"
 done
 step iio
-homewire iio-bmp280 ${store} TSDB_DATABASE=iio_bmp280 PRESSURE_SENSOR=iio PRESSURE_IIO_DEVICE=bmp280 -- collector --once &
-homewire iio-lps25h ${store} TSDB_DATABASE=iio_lps25h PRESSURE_SENSOR=iio PRESSURE_IIO_DEVICE=lps25h -- collector --once &
+spawn homewire iio-bmp280 ${store} TSDB_DATABASE=iio_bmp280 PRESSURE_SENSOR=iio PRESSURE_IIO_DEVICE=bmp280 -- collector --once
+spawn homewire iio-lps25h ${store} TSDB_DATABASE=iio_lps25h PRESSURE_SENSOR=iio PRESSURE_IIO_DEVICE=lps25h -- collector --once
 wait_batch
 step done
 `;

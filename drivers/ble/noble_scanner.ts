@@ -14,6 +14,7 @@ import {
   unavailable,
   waitForPoweredOn,
 } from "./_adapter_state.ts";
+import { capabilityProblem } from "./_capabilities.ts";
 import type { Advertisement, Scanner } from "./scanner.ts";
 
 /** How long a scan stop may take before the scanner carries on regardless. */
@@ -151,6 +152,8 @@ function nobleScanner(noble: Noble, options: NobleScannerOptions): Scanner {
         `no Bluetooth adapter found in ${adaptersDir}`,
       );
     }
+    const permission = await capabilityProblem();
+    if (permission) throw permission;
     if (closed) throw new Error("The Bluetooth scanner is closed");
     // Started before listening: a first listener would start them a tick later.
     const wait = waitForPoweredOn(noble, startBindings(noble), { offSettleMs });

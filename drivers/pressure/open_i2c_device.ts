@@ -135,7 +135,12 @@ export function openI2cDevice(
           result[done] = data[0]!;
         } else {
           data[0] = chunk;
-          smbus(I2C_SMBUS_READ, register + done, I2C_SMBUS_I2C_BLOCK_DATA, what);
+          smbus(
+            I2C_SMBUS_READ,
+            register + done,
+            I2C_SMBUS_I2C_BLOCK_DATA,
+            what,
+          );
           if (data[0] !== chunk) {
             throw new Error(
               `Cannot ${what} of I2C chip ${hex(address)} on "${devicePath}": ${

@@ -164,36 +164,44 @@ Deno.test({
       assert.equal(new Set(addresses.values()).size, 4);
     });
 
-    await t.step("one collector pass writes every thermometer's readings with its sensor tag", async () => {
-      const { status, output } = await guestResult(job, "pass");
-      assert.equal(status, 0, output);
-      const points = await storedPoints(job, "pass");
-      for (const thermometer of THERMOMETERS) {
-        for (const [field, value] of Object.entries(thermometer.fields)) {
-          assert.equal(
-            points.get(`home_${field} ${thermometer.name}`),
-            value,
-            `${thermometer.name} ${field}: ${[...points].join("; ")}\n${output}`,
-          );
+    await t.step(
+      "one collector pass writes every thermometer's readings with its sensor tag",
+      async () => {
+        const { status, output } = await guestResult(job, "pass");
+        assert.equal(status, 0, output);
+        const points = await storedPoints(job, "pass");
+        for (const thermometer of THERMOMETERS) {
+          for (const [field, value] of Object.entries(thermometer.fields)) {
+            assert.equal(
+              points.get(`home_${field} ${thermometer.name}`),
+              value,
+              `${thermometer.name} ${field}: ${
+                [...points].join("; ")
+              }\n${output}`,
+            );
+          }
         }
-      }
-      assert.ok(
-        ![...points.keys()].some((key) => key.endsWith(" ghost")),
-        output,
-      );
-      assert.match(
-        output,
-        new RegExp(
-          `\\[ERROR\\] .*Indoor step: no reading from BLE sensor "ghost" within ${TIMEOUT_MS} ms`,
-        ),
-      );
-    });
+        assert.ok(
+          ![...points.keys()].some((key) => key.endsWith(" ghost")),
+          output,
+        );
+        assert.match(
+          output,
+          new RegExp(
+            `\\[ERROR\\] .*Indoor step: no reading from BLE sensor "ghost" within ${TIMEOUT_MS} ms`,
+          ),
+        );
+      },
+    );
 
-    await t.step('the reader prints the BeeWi reading as {"temperature":"21.5"}', async () => {
-      const { status, output } = await guestResult(job, "reader");
-      assert.equal(status, 0, output);
-      assert.equal(output, '{"temperature":"21.5"}\n');
-    });
+    await t.step(
+      'the reader prints the BeeWi reading as {"temperature":"21.5"}',
+      async () => {
+        const { status, output } = await guestResult(job, "reader");
+        assert.equal(status, 0, output);
+        assert.equal(output, '{"temperature":"21.5"}\n');
+      },
+    );
 
     const unavailable: [string, RegExp][] = [
       [
@@ -210,22 +218,28 @@ Deno.test({
       ],
     ];
     for (const [name, line] of unavailable) {
-      await t.step(`${name}: the documented error line and exit status 1`, async () => {
-        const { status, output } = await guestResult(job, name);
-        assert.equal(status, 1, output);
-        assert.match(output, line);
-        assert.match(output, /The pass collected no point: nothing to write/);
-      });
+      await t.step(
+        `${name}: the documented error line and exit status 1`,
+        async () => {
+          const { status, output } = await guestResult(job, name);
+          assert.equal(status, 1, output);
+          assert.match(output, line);
+          assert.match(output, /The pass collected no point: nothing to write/);
+        },
+      );
     }
 
-    await t.step("the reader without CAP_NET_RAW/CAP_NET_ADMIN says so and exits 1", async () => {
-      const { status, output } = await guestResult(job, "reader-nobody");
-      assert.equal(status, 1, output);
-      assert.match(
-        output,
-        /\[ERROR\] .*Cannot read the thermometer [0-9A-F:]{17}: Bluetooth is unavailable: permission denied: this process lacks CAP_NET_RAW and CAP_NET_ADMIN/,
-      );
-    });
+    await t.step(
+      "the reader without CAP_NET_RAW/CAP_NET_ADMIN says so and exits 1",
+      async () => {
+        const { status, output } = await guestResult(job, "reader-nobody");
+        assert.equal(status, 1, output);
+        assert.match(
+          output,
+          /\[ERROR\] .*Cannot read the thermometer [0-9A-F:]{17}: Bluetooth is unavailable: permission denied: this process lacks CAP_NET_RAW and CAP_NET_ADMIN/,
+        );
+      },
+    );
 
     await t.step("a descriptor opened after a scan stays its user's", () => {
       const verdicts = run.lines.filter((line) =>

@@ -86,6 +86,9 @@ echo "@@address ${t.name} $ADDRESS_${t.name}"`
   }
 bt --index 0 power on
 bt --index 1 power on
+KNOWN="${
+    THERMOMETERS.map((t) => `${t.name}=${t.kind}:$ADDRESS_${t.name}`).join(",")
+  }"
 SENSORS="${
     THERMOMETERS.map((t) => `${t.name}=${t.kind}:$ADDRESS_${t.name}`).join(",")
   },ghost=bthome:${GHOST}"
@@ -109,6 +112,19 @@ step descriptors
 for mode in bluetooth stopped; do
   (cd /tmp && NOBLE_HCI_DEVICE_ID=0 timeout 120 deno run -A --cached-only --v8-flags=--expose-gc "$REPO/tests/_guest_hci_descriptor.ts" "$mode" 2>&1 | sed 's/^/@@/' | grep '^@@descriptors' || echo "@@descriptors $mode: no verdict")
 done
+step bluetoothd
+# As on Raspberry Pi OS: the system bus and bluetoothd own the controllers too.
+mkdir -p /run/dbus
+dbus-daemon --system --fork
+/usr/libexec/bluetooth/bluetoothd -n >/tmp/bluetoothd.log 2>&1 &
+for _ in $(seq 1 100); do busctl --system status org.bluez >/dev/null 2>&1 && break; sleep 0.2; done
+echo "@@bluetoothd $(busctl --system status org.bluez >/dev/null 2>&1 && echo on the bus || echo missing)"
+${
+    THERMOMETERS.map((t, i) => `bt --index ${i + 2} add-adv -c -d ${t.ad} 1`)
+      .join("\n")
+  }
+homewire bluetoothd ${store} TSDB_DATABASE=bluetoothd NOBLE_HCI_DEVICE_ID=0 TEMPERATURE_TIMEOUT_MS=${TIMEOUT_MS} PRESSURE_SENSOR=none "BLE_SENSORS=$KNOWN" -- collector --once
+sed 's/^/@@bluetoothd-log /' /tmp/bluetoothd.log | head -n 20
 step done
 `;
 }
@@ -258,6 +274,16 @@ Deno.test({
         verdicts.join("\n"),
       );
     });
+    await t.step(
+      "with bluetoothd running, one pass still reads every thermometer",
+      async () => {
+        assert.ok(run.lines.includes("@@bluetoothd on the bus"), console_);
+        const { status, output } = await guestResult(job, "bluetoothd");
+        assert.equal(status, 0, output);
+        const points = await storedPoints(job, "bluetoothd");
+        assert.equal(points.size, 12, `${[...points].join("; ")}\n${output}`);
+      },
+    );
     await Deno.remove(job, { recursive: true });
   },
 });

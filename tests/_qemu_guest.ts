@@ -25,7 +25,7 @@ const QEMU: Record<GuestArch, string> = {
 };
 
 /** The modules the initramfs loads to reach the host root (and their order). */
-const BOOT_MODULES = ["virtio_pci", "9pnet_virtio", "9p"];
+const BOOT_MODULES = ["virtio_pci", "9pnet_virtio", "9p", "overlay"];
 
 /** The kernel laid by install_deps.sh: its release and folder. */
 export interface GuestKernel {
@@ -144,6 +144,11 @@ export interface GuestOptions {
   killWhen?: (line: string) => boolean;
   /** Prints the console as it comes (HOMEWIRE_GUEST_LOG=1 too). */
   echo?: boolean;
+  /**
+   * Boots systemd as PID 1 on a writable overlay of the host root, and runs the
+   * script from a unit (as root, job folder at `/tmp/job` too). @default false
+   */
+  systemd?: boolean;
 }
 
 /** How a guest run ended. */
@@ -205,8 +210,12 @@ async function bootModules(kernel: GuestKernel): Promise<string[]> {
   return paths;
 }
 
-/** The initramfs' `/init`: mounts the host root and runs the job in a chroot. */
-function initScript(modules: string[]): string {
+/**
+ * The initramfs' `/init`: mounts the host root and runs the job in a chroot, or with
+ * `systemd`, switches to an overlay of the host root (writable, on a tmpfs) with
+ * systemd as PID 1, which starts a unit running the job.
+ */
+function initScript(modules: string[], systemd: boolean): string {
   return `#!/bin/busybox sh
 /bin/busybox mkdir -p /proc /sys /dev /bin /sbin /usr/bin /usr/sbin /host
 /bin/busybox --install -s
@@ -222,7 +231,7 @@ ${
       .join("\n")
   }
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose host /host || { echo "@@step mount-host-failed"; poweroff -f; }
-mount -t proc proc /host/proc
+${systemd ? systemdSwitch() : ""}mount -t proc proc /host/proc
 mount -t sysfs sys /host/sys
 mount -t devtmpfs dev /host/dev
 mkdir -p /host/dev/pts /host/dev/shm
@@ -247,10 +256,53 @@ poweroff -f
 `;
 }
 
+/**
+ * The systemd boot: the host root read-only under a tmpfs overlay, the job folder
+ * at /tmp/job, a target that starts only sysinit and the unit running the script,
+ * whose end powers the guest off.
+ */
+function systemdSwitch(): string {
+  return `mkdir -p /overlay /newroot
+mount -t tmpfs tmpfs /overlay
+mkdir -p /overlay/upper /overlay/work
+mount -t overlay overlay -o lowerdir=/host,upperdir=/overlay/upper,workdir=/overlay/work /newroot
+mkdir -p /newroot/tmp/job /newroot/etc/systemd/system
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 job /newroot/tmp/job || { echo "@@step mount-job-failed"; poweroff -f; }
+cat >/newroot/etc/systemd/system/homewire-guest.target <<'UNIT'
+[Unit]
+Description=The kernel suite
+Requires=sysinit.target homewire-guest.service
+After=sysinit.target
+AllowIsolate=yes
+UNIT
+cat >/newroot/etc/systemd/system/homewire-guest.service <<UNIT
+[Unit]
+Description=The kernel suite's script
+After=sysinit.target
+[Service]
+Type=oneshot
+Environment=HOME=/root TERM=dumb NO_COLOR=1 DENO_DIR=$(cat /newroot/tmp/job/.deno_dir)
+WorkingDirectory=$(cat /newroot/tmp/job/.cwd)
+StandardInput=null
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+ExecStart=/bin/bash -c 'bash /tmp/job/script.sh; status=\\$\\$?; echo \\$\\$status >/tmp/job/.status; sync; echo "@@exit \\$\\$status"; systemctl poweroff --force --force'
+UNIT
+# systemd-tmpfiles would walk the host's /tmp and /var over 9p for a minute and more.
+ln -sf /dev/null /newroot/etc/systemd/system/systemd-tmpfiles-setup.service
+ip link set lo up
+hostname homewire-guest
+echo "@@step systemd"
+exec switch_root /newroot /lib/systemd/systemd --unit=homewire-guest.target --log-level=warning --show-status=false
+`;
+}
+
 /** Builds the initramfs (busybox-static, the boot modules, `/init`) into `dir`. */
 async function buildInitramfs(
   kernel: GuestKernel,
   dir: string,
+  systemd: boolean,
 ): Promise<string> {
   const tree = `${dir}/initramfs`;
   await Deno.mkdir(`${tree}/bin`, { recursive: true });
@@ -261,7 +313,7 @@ async function buildInitramfs(
   for (const [i, path] of modules.entries()) {
     await Deno.copyFile(path, `${tree}/modules/${i}.ko`);
   }
-  await Deno.writeTextFile(`${tree}/init`, initScript(modules), {
+  await Deno.writeTextFile(`${tree}/init`, initScript(modules, systemd), {
     mode: 0o755,
   });
   const image = `${dir}/initramfs.cpio`;
@@ -290,7 +342,11 @@ export async function runGuest(options: GuestOptions): Promise<GuestRun> {
     await Deno.makeTempDir({ prefix: "homewire-guest-" });
   const bootDir = await Deno.makeTempDir({ prefix: "homewire-boot-" });
   try {
-    const initramfs = await buildInitramfs(options.kernel, bootDir);
+    const initramfs = await buildInitramfs(
+      options.kernel,
+      bootDir,
+      options.systemd ?? false,
+    );
     await Deno.writeTextFile(`${jobDir}/script.sh`, options.script);
     await Deno.writeTextFile(`${jobDir}/.cwd`, ROOT);
     await Deno.writeTextFile(

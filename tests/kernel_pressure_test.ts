@@ -149,6 +149,11 @@ Deno.test({
       })`,
     );
     const console_ = run.lines.join("\n");
+    // The job folder is kept when a check fails, for a look at what the guest left.
+    let failed = false;
+    const step = async (name: string, fn: () => void | Promise<void>) => {
+      if (!(await t.step(name, fn))) failed = true;
+    };
     assert.equal(run.status, 0, console_);
     assert.equal(run.steps.at(-1), "done", console_);
     const job = run.jobDir;
@@ -161,7 +166,7 @@ Deno.test({
 
     let kernelBmp280 = NaN;
     let kernelLps25h = NaN;
-    await t.step("the kernel's drivers bind to the emulated chips", () => {
+    await step("the kernel's drivers bind to the emulated chips", () => {
       const iio = run.lines.filter((line) => line.startsWith("@@iio "));
       const bmp = iio.find((line) => line.startsWith("@@iio bmp280 "));
       const lps = iio.find((line) => line.startsWith("@@iio lps25h"));
@@ -174,7 +179,7 @@ Deno.test({
       assert.ok(Math.abs(kernelLps25h - LPS25H_HPA) < 0.01, lps);
     });
 
-    await t.step(
+    await step(
       "PRESSURE_SENSOR=iio reads the kernel's bmp280 driver",
       async () => {
         await expectExit("iio-bmp280", 0);
@@ -183,7 +188,7 @@ Deno.test({
       },
     );
 
-    await t.step(
+    await step(
       "PRESSURE_SENSOR=iio reads the kernel's st_pressure driver (LPS25H)",
       async () => {
         await expectExit("iio-lps25h", 0);
@@ -195,7 +200,7 @@ Deno.test({
       },
     );
 
-    await t.step(
+    await step(
       "homewire's BMP280 driver agrees with the kernel's within 0.1 hPa, with sea_level",
       async () => {
         await expectExit("i2c-bmp280", 0);
@@ -212,7 +217,7 @@ Deno.test({
       },
     );
 
-    await t.step(
+    await step(
       "homewire's LPS25H driver agrees with the kernel's within 0.1 hPa",
       async () => {
         await expectExit("i2c-lps25h", 0);
@@ -243,7 +248,7 @@ Deno.test({
       ],
     ];
     for (const [name, database, line] of failures) {
-      await t.step(
+      await step(
         `${name}: the documented error line, exit status 1, nothing written`,
         async () => {
           const output = await expectExit(name, 1);
@@ -253,6 +258,7 @@ Deno.test({
         },
       );
     }
-    await Deno.remove(job, { recursive: true });
+    if (failed) console.log(`The guest's job folder is kept: ${job}`);
+    else await Deno.remove(job, { recursive: true });
   },
 });

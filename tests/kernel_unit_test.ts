@@ -52,17 +52,20 @@ for module in hci_vhci algif_skcipher algif_hash cmac ecb; do kmod "$module"; do
 btvirt -L -l2 >/tmp/btvirt.log 2>&1 &
 for _ in $(seq 1 300); do [ "$(ls /sys/class/bluetooth | wc -l)" -ge 2 ] && break; sleep 0.1; done
 bt() { script -qec "btmgmt $*" /dev/null </dev/null | tr -d '\\r'; }
-bt --index 1 power on
-bt --index 1 add-adv -c -d ${BTHOME} 1
-ADDRESS=$(bt --index 1 info | sed -n 's/^\\s*addr \\([0-9A-F:]\\{17\\}\\).*/\\1/p' | head -n 1)
-bt --index 0 power on
+# The controllers' numbers, as the kernel gave them: the first scans, the second advertises.
+read -r SCAN ADVERTISE < <(ls /sys/class/bluetooth | sed 's/^hci//' | sort -n | tr '\n' ' ')
+echo "@@controllers scan hci$SCAN, advertise hci$ADVERTISE"
+bt --index "$ADVERTISE" power on
+bt --index "$ADVERTISE" add-adv -c -d ${BTHOME} 1
+ADDRESS=$(bt --index "$ADVERTISE" info | sed -n 's/^\\s*addr \\([0-9A-F:]\\{17\\}\\).*/\\1/p' | head -n 1)
+bt --index "$SCAN" power on
 step store
 start_store
 wait_store || exit 1
 step install
 # As the unit file's header says, with this folder as /opt/homewire and the machine's
 # deno as /usr/local/bin/deno; the i2c group and its device node as Raspberry Pi OS has.
-groupadd --system i2c
+groupadd -f --system i2c
 chgrp i2c /dev/i2c-0 && chmod 0660 /dev/i2c-0
 useradd --system --home-dir /var/lib/homewire --shell /usr/sbin/nologin homewire
 install -d -o homewire -g homewire /var/lib/homewire
@@ -76,6 +79,7 @@ TSDB_DATABASE=unit
 PRESSURE_SENSOR=i2c:bmp280:0:0x77
 BLE_SENSORS=hall=bthome:$ADDRESS
 TEMPERATURE_TIMEOUT_MS=20000
+NOBLE_HCI_DEVICE_ID=$SCAN
 ENV
 install -m 0640 -o root -g homewire /tmp/collector.env /etc/homewire/collector.env
 cp "$REPO/deploy/homewire-deno@.service" /etc/systemd/system/
@@ -89,10 +93,11 @@ run_unit() {
   local cursor
   cursor=$(journalctl --show-cursor -n 0 -q | sed -n 's/^-- cursor: //p')
   systemctl start ${UNIT}
-  for _ in $(seq 1 1800); do
+  local until=$((SECONDS + 300))
+  while [ "$SECONDS" -lt "$until" ]; do
     journalctl -u ${UNIT} --after-cursor="$cursor" -o cat -q 2>/dev/null |
-      grep -qE 'no reading from the BLE sensors|Write .*"sensor":"hall"' && break
-    sleep 0.2
+      grep -qE 'no reading from (the )?BLE sensor|Write .*"sensor":"hall"' && break
+    sleep 1
   done
   sleep 2
   started=$(date +%s%N)

@@ -7,12 +7,15 @@
  * only, `--cached-only`), `i2cset`, `btmgmt`... Nothing is downloaded in the guest; it
  * has no network but `lo`.
  *
- * The script prints `@@step <name>` lines; a guest that outlives its time is killed and
- * the error names the step it hung in. The script's folder is shared read-write at
- * `/tmp/job` (its files are the script's input and output).
+ * The script prints `@@step <name>` lines; a guest that outlives its time is killed
+ * and the error names the step it hung in. The script's folder is shared read-write at
+ * `/tmp/job` (its files are the script's input and output). tests/_guest_script.ts
+ * gives the scripts' common start (`guestPrelude`) and reads what they leave;
+ * tests/_guest_initramfs.ts builds the initramfs.
  *
  * @module
  */
+import { buildInitramfs } from "./_guest_initramfs.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -23,9 +26,6 @@ const QEMU: Record<GuestArch, string> = {
   amd64: "qemu-system-x86_64",
   arm64: "qemu-system-aarch64",
 };
-
-/** The modules the initramfs loads to reach the host root (and their order). */
-const BOOT_MODULES = ["virtio_pci", "9pnet_virtio", "9p", "overlay"];
 
 /** The kernel laid by install_deps.sh: its release and folder. */
 export interface GuestKernel {
@@ -170,161 +170,6 @@ export interface GuestRun {
 const STEP = /^@@step (.+)$/;
 const EXIT = /^@@exit (\d+)$/;
 
-async function run(command: string, args: string[], cwd?: string) {
-  const output = await new Deno.Command(command, {
-    args,
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!output.success) {
-    throw new Error(
-      `${command} ${args.join(" ")} failed: ${
-        new TextDecoder().decode(output.stderr)
-      }`,
-    );
-  }
-  return new TextDecoder().decode(output.stdout);
-}
-
-/**
- * The boot modules' `insmod` lines in dependency order, from the kernel's own index
- * (`modprobe --show-depends` on the host, pointed at the laid kernel).
- */
-async function bootModules(kernel: GuestKernel): Promise<string[]> {
-  const paths: string[] = [];
-  for (const name of BOOT_MODULES) {
-    const said = await run(which("modprobe") ?? "modprobe", [
-      "-d",
-      kernel.dir,
-      "-S",
-      kernel.release,
-      "--show-depends",
-      name,
-    ]);
-    for (const line of said.split("\n")) {
-      const path = /^insmod (\S+)/.exec(line)?.[1];
-      if (path && !paths.includes(path)) paths.push(path);
-    }
-  }
-  return paths;
-}
-
-/**
- * The initramfs' `/init`: mounts the host root and runs the job in a chroot, or with
- * `systemd`, switches to an overlay of the host root (writable, on a tmpfs) with
- * systemd as PID 1, which starts a unit running the job.
- */
-function initScript(modules: string[], systemd: boolean): string {
-  return `#!/bin/busybox sh
-/bin/busybox mkdir -p /proc /sys /dev /bin /sbin /usr/bin /usr/sbin /host
-/bin/busybox --install -s
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-exec >/dev/console 2>&1
-echo "@@step initramfs"
-${
-    modules.map((path, i) =>
-      `insmod /modules/${i}.ko || echo "@@insmod-failed ${path}"`
-    )
-      .join("\n")
-  }
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose host /host || { echo "@@step mount-host-failed"; poweroff -f; }
-${systemd ? systemdSwitch() : ""}mount -t proc proc /host/proc
-mount -t sysfs sys /host/sys
-mount -t devtmpfs dev /host/dev
-mkdir -p /host/dev/pts /host/dev/shm
-mount -t devpts devpts /host/dev/pts
-mount -t tmpfs tmpfs /host/dev/shm
-mount -t tmpfs tmpfs /host/tmp
-mount -t tmpfs tmpfs /host/run
-mkdir -p /host/tmp/job /host/run/lock
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 job /host/tmp/job || { echo "@@step mount-job-failed"; poweroff -f; }
-ip link set lo up
-hostname homewire-guest
-echo "@@step chroot"
-chroot /host /usr/bin/env -i HOME=/tmp/home TERM=dumb NO_COLOR=1 \\
-  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \\
-  DENO_DIR="$(cat /host/tmp/job/.deno_dir)" \\
-  /bin/bash -c 'mkdir -p /tmp/home && cd "$(cat /tmp/job/.cwd)" && exec /bin/bash /tmp/job/script.sh' </dev/null
-status=$?
-echo "$status" > /host/tmp/job/.status
-sync
-echo "@@exit $status"
-poweroff -f
-`;
-}
-
-/**
- * The systemd boot: the host root read-only under a tmpfs overlay, the job folder
- * at /tmp/job, a target that starts only sysinit and the unit running the script,
- * whose end powers the guest off.
- */
-function systemdSwitch(): string {
-  return `mkdir -p /overlay /newroot
-mount -t tmpfs tmpfs /overlay
-mkdir -p /overlay/upper /overlay/work
-mount -t overlay overlay -o lowerdir=/host,upperdir=/overlay/upper,workdir=/overlay/work /newroot
-mkdir -p /newroot/tmp/job /newroot/etc/systemd/system
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 job /newroot/tmp/job || { echo "@@step mount-job-failed"; poweroff -f; }
-cat >/newroot/etc/systemd/system/homewire-guest.target <<'UNIT'
-[Unit]
-Description=The kernel suite
-Requires=sysinit.target homewire-guest.service
-After=sysinit.target
-AllowIsolate=yes
-UNIT
-cat >/newroot/etc/systemd/system/homewire-guest.service <<UNIT
-[Unit]
-Description=The kernel suite's script
-After=sysinit.target
-[Service]
-Type=oneshot
-Environment=HOME=/root TERM=dumb NO_COLOR=1 DENO_DIR=$(cat /newroot/tmp/job/.deno_dir)
-WorkingDirectory=$(cat /newroot/tmp/job/.cwd)
-StandardInput=null
-StandardOutput=tty
-StandardError=tty
-TTYPath=/dev/ttyS0
-ExecStart=/bin/bash -c 'bash /tmp/job/script.sh; status=\\$\\$?; echo \\$\\$status >/tmp/job/.status; sync; echo "@@exit \\$\\$status"; systemctl poweroff --force --force'
-UNIT
-# systemd-tmpfiles would walk the host's /tmp and /var over 9p for a minute and more.
-ln -sf /dev/null /newroot/etc/systemd/system/systemd-tmpfiles-setup.service
-ip link set lo up
-hostname homewire-guest
-echo "@@step systemd"
-exec switch_root /newroot /lib/systemd/systemd --unit=homewire-guest.target --log-level=warning --show-status=false
-`;
-}
-
-/** Builds the initramfs (busybox-static, the boot modules, `/init`) into `dir`. */
-async function buildInitramfs(
-  kernel: GuestKernel,
-  dir: string,
-  systemd: boolean,
-): Promise<string> {
-  const tree = `${dir}/initramfs`;
-  await Deno.mkdir(`${tree}/bin`, { recursive: true });
-  await Deno.mkdir(`${tree}/modules`);
-  await Deno.copyFile("/bin/busybox", `${tree}/bin/busybox`);
-  await Deno.chmod(`${tree}/bin/busybox`, 0o755);
-  const modules = await bootModules(kernel);
-  for (const [i, path] of modules.entries()) {
-    await Deno.copyFile(path, `${tree}/modules/${i}.ko`);
-  }
-  await Deno.writeTextFile(`${tree}/init`, initScript(modules, systemd), {
-    mode: 0o755,
-  });
-  const image = `${dir}/initramfs.cpio`;
-  await run("/bin/sh", [
-    "-c",
-    `find . | cpio --quiet -o -H newc > "${image}"`,
-  ], tree);
-  await Deno.remove(tree, { recursive: true });
-  return image;
-}
-
 /**
  * Boots the guest, runs `options.script` in it and returns its status and console.
  * A guest still running after `timeoutMs` is killed and the promise rejects naming the
@@ -463,94 +308,4 @@ export async function runGuest(options: GuestOptions): Promise<GuestRun> {
   } finally {
     await Deno.remove(bootDir, { recursive: true }).catch(() => {});
   }
-}
-
-/**
- * Bash functions every kernel suite's script starts with:
- * - `step NAME`: prints the step marker;
- * - `kmod NAME [PARAM...]`: `modprobe` from the laid kernel's modules;
- * - `homewire NAME [VAR=VALUE...] -- ARGS...`: runs `main.ts ARGS` with only those
- *   variables (plus PATH and HOME), its output in `/tmp/job/NAME.out` and its exit
- *   status in `/tmp/job/NAME.status` (`homewire_prefix="setpriv ..." homewire ...`
- *   runs it under that command);
- * - `start_store`: starts tests/_guest_store.ts on 127.0.0.1:8086 in the background;
- *   `wait_store` waits until it listens;
- * - `spawn COMMAND...`: runs it in the background; `wait_batch` waits for those.
- *
- * `main.ts` runs from an empty folder of the guest's tmpfs, `/tmp/work/NAME` (so `./data`
- * is writable), and
- * Deno's cache is an overlay whose writes stay in the guest.
- */
-export function guestPrelude(kernel: GuestKernel): string {
-  return `set -u
-export KERNEL_DIR='${kernel.dir}'
-REPO="$PWD"
-step() { echo "@@step $1"; }
-kmod() { modprobe -d "$KERNEL_DIR" "$@"; }
-# The Deno cache stays read-only; an overlay on the guest's tmpfs takes what Deno
-# writes (its SQLite caches cannot even be read on a read-only folder).
-kmod overlay
-mkdir -p /tmp/deno/upper /tmp/deno/work /tmp/deno/dir
-mount -t overlay overlay -o "lowerdir=$DENO_DIR,upperdir=/tmp/deno/upper,workdir=/tmp/deno/work" /tmp/deno/dir &&
-  export DENO_DIR=/tmp/deno/dir
-homewire() {
-  local name="$1"; shift
-  local vars=()
-  while [ "$1" != "--" ]; do vars+=("$1"); shift; done
-  shift
-  local started=$SECONDS
-  mkdir -p "/tmp/work/$name"
-  # shellcheck disable=SC2086 # homewire_prefix is a command line, split on purpose
-  (cd "/tmp/work/$name" && \${homewire_prefix:-} env -i PATH="$PATH" HOME="$HOME" DENO_DIR="$DENO_DIR" NO_COLOR=1 "\${vars[@]}" \\
-    deno run -A --unstable-cron --cached-only --config="$REPO/deno.json" "$REPO/main.ts" "$@" \\
-    >"/tmp/job/$name.out" 2>&1 </dev/null)
-  local status=$?
-  echo "$status" >"/tmp/job/$name.status"
-  echo "@@ran $name: exit $status in $((SECONDS - started)) s"
-}
-STORE_PID=""
-start_store() {
-  deno run -A --cached-only tests/_guest_store.ts /tmp/job 8086 >/tmp/store.log 2>&1 &
-  STORE_PID=$!
-}
-# \`spawn COMMAND...\` runs it in the background; \`wait_batch\` waits for what was spawned.
-BATCH=()
-spawn() { "$@" & BATCH+=("$!"); }
-wait_batch() {
-  [ "\${#BATCH[@]}" -eq 0 ] || wait "\${BATCH[@]}"
-  BATCH=()
-}
-wait_store() {
-  for _ in $(seq 1 1200); do
-    grep -q "store listening" /tmp/store.log 2>/dev/null && return 0
-    sleep 0.1
-  done
-  echo "the store did not start:"; cat /tmp/store.log; return 1
-}
-`;
-}
-
-/** What a `homewire` run of the guest script left: its exit status and output. */
-export async function guestResult(
-  jobDir: string,
-  name: string,
-): Promise<{ status: number | undefined; output: string }> {
-  const read = (file: string) =>
-    Deno.readTextFile(`${jobDir}/${file}`).catch(() => undefined);
-  const status = await read(`${name}.status`);
-  return {
-    status: status === undefined ? undefined : Number(status.trim()),
-    output: (await read(`${name}.out`)) ?? `(no output of ${name})`,
-  };
-}
-
-/** The line-protocol lines the guest's store received for `database`. */
-export async function storedLines(
-  jobDir: string,
-  database: string,
-): Promise<string[]> {
-  const text = await Deno.readTextFile(`${jobDir}/${database}.lp`).catch(
-    () => "",
-  );
-  return text.split("\n").filter((line) => line !== "");
 }

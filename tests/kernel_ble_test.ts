@@ -13,13 +13,8 @@
  * failing under CI=true.
  */
 import assert from "node:assert/strict";
-import {
-  guestAvailability,
-  guestPrelude,
-  guestResult,
-  runGuest,
-  storedLines,
-} from "./_qemu_guest.ts";
+import { guestPrelude, guestResult, storedLines } from "./_guest_script.ts";
+import { guestAvailability, runGuest } from "./_qemu_guest.ts";
 
 const available = guestAvailability("kernel BLE suite", {
   tools: ["btvirt", "btmgmt", "setpriv", "script"],

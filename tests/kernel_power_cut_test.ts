@@ -11,12 +11,8 @@
  * is missing, failing under CI=true.
  */
 import assert from "node:assert/strict";
-import {
-  guestAvailability,
-  guestPrelude,
-  runGuest,
-  storedLines,
-} from "./_qemu_guest.ts";
+import { guestPrelude, storedLines } from "./_guest_script.ts";
+import { guestAvailability, runGuest } from "./_qemu_guest.ts";
 
 const available = guestAvailability("kernel power cut suite", {
   tools: ["mkfs.ext4"],

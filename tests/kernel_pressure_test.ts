@@ -18,13 +18,8 @@ import {
   calibrationBytes,
   DATASHEET,
 } from "../drivers/pressure/_test_bmp280_datasheet.ts";
-import {
-  guestAvailability,
-  guestPrelude,
-  guestResult,
-  runGuest,
-  storedLines,
-} from "./_qemu_guest.ts";
+import { guestPrelude, guestResult, storedLines } from "./_guest_script.ts";
+import { guestAvailability, runGuest } from "./_qemu_guest.ts";
 
 const available = guestAvailability("kernel pressure suite", {
   tools: ["i2cset", "i2cget"],

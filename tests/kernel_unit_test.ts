@@ -19,7 +19,8 @@ import {
   calibrationBytes,
   DATASHEET,
 } from "../drivers/pressure/_test_bmp280_datasheet.ts";
-import { guestAvailability, guestPrelude, runGuest } from "./_qemu_guest.ts";
+import { guestPrelude } from "./_guest_script.ts";
+import { guestAvailability, runGuest } from "./_qemu_guest.ts";
 
 const available = guestAvailability("kernel unit suite", {
   tools: ["i2cset", "btvirt", "btmgmt", "script", "systemctl", "useradd"],
@@ -58,7 +59,14 @@ echo "@@controllers scan hci$SCAN, advertise hci$ADVERTISE"
 bt --index "$ADVERTISE" power on
 bt --index "$ADVERTISE" add-adv -c -d ${BTHOME} 1
 ADDRESS=$(bt --index "$ADVERTISE" info | sed -n 's/^\\s*addr \\([0-9A-F:]\\{17\\}\\).*/\\1/p' | head -n 1)
-bt --index "$SCAN" power on
+# udev starts bluetoothd here as on Raspberry Pi OS; while it takes the controllers
+# over, the management interface may refuse the index for a moment.
+for _ in $(seq 1 30); do
+  bt --index "$SCAN" power on | grep -q "Set Powered complete" && break
+  sleep 1
+done
+echo "@@bluetoothd $(systemctl is-active bluetooth)"
+bt --index "$SCAN" info | grep -q "current settings: powered" && echo "@@scanner powered"
 step store
 start_store
 wait_store || exit 1

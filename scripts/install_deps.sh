@@ -120,7 +120,14 @@ fi
 # its depmod index) and never installed on this machine: the release is the one
 # linux-image-amd64 depends on today; tests/_qemu_guest.ts takes the newest laid here.
 kernel_root="$repo/.cache/kernel/amd64"
-kernel_release="$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: linux-image-\([0-9].*-amd64\)$/\1/p' | head -n 1)"
+kernel_release() {
+  apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: linux-image-\([0-9].*-amd64\)$/\1/p' | head -n 1
+}
+kernel_release="$(kernel_release)"
+if [ -z "$kernel_release" ]; then
+  as_root apt-get update -qq # a machine whose package lists were never fetched
+  kernel_release="$(kernel_release)"
+fi
 if [ -z "$kernel_release" ]; then
   echo "install_deps: apt-cache names no kernel for linux-image-amd64 (run apt-get update): the kernel suites are skipped without one, and fail with CI=true" >&2
   exit 1

@@ -50,11 +50,13 @@ kmod i2c-stub chip_addr=0x77
 kmod i2c-dev
 ${bmp280}
 for module in hci_vhci algif_skcipher algif_hash cmac ecb; do kmod "$module"; done
-btvirt -L -l2 >/tmp/btvirt.log 2>&1 &
-for _ in $(seq 1 300); do [ "$(ls /sys/class/bluetooth | wc -l)" -ge 2 ] && break; sleep 0.1; done
+btvirt -L -l3 >/tmp/btvirt.log 2>&1 &
+for _ in $(seq 1 300); do [ "$(ls /sys/class/bluetooth | wc -l)" -ge 3 ] && break; sleep 0.1; done
 bt() { script -qec "btmgmt $*" /dev/null </dev/null | tr -d '\\r'; }
-# The controllers' numbers, as the kernel gave them: the first scans, the second advertises.
-read -r SCAN ADVERTISE < <(ls /sys/class/bluetooth | sed 's/^hci//' | sort -n | tr '\n' ' ')
+# The controllers' numbers, as the kernel gave them: the second scans, the third
+# advertises (with bluetoothd running, the management interface refused btvirt's
+# first one, "Invalid Index").
+read -r _ SCAN ADVERTISE < <(ls /sys/class/bluetooth | sed 's/^hci//' | sort -n | tr '\n' ' ')
 echo "@@controllers scan hci$SCAN, advertise hci$ADVERTISE"
 bt --index "$ADVERTISE" power on
 bt --index "$ADVERTISE" add-adv -c -d ${BTHOME} 1

@@ -233,7 +233,9 @@ export async function runGuest(options: GuestOptions): Promise<GuestRun> {
         "-initrd",
         initramfs,
         "-append",
-        "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init",
+        // no_timer_check: on a loaded machine the emulated timer can seem too slow at
+        // boot, and the kernel panics ("IO-APIC + timer doesn't work!") without it.
+        "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init no_timer_check",
         "-virtfs",
         "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap",
         "-virtfs",

@@ -5,8 +5,11 @@
 # suites, nginx
 # and wrk for the proxy benchmark,
 # qemu-user-static with the arm64 C libraries and the arm64 Deno of our Deno version (from
-# the npm registry, into .cache/aarch64/) for the aarch64 suite, and systemd-analyze for
-# the unit-file check. Safe to run again: it skips what is there.
+# the npm registry, into .cache/aarch64/) for the aarch64 suite, systemd-analyze for
+# the unit-file check, and for the kernel suites (tests/kernel_*_test.ts) qemu-system,
+# busybox-static, cpio, kmod, bluez, bluez-test-tools, i2c-tools and e2fsprogs, with
+# Debian's amd64 kernel unpacked (never installed) in .cache/kernel/. Safe to run again:
+# it skips what is there.
 set -euo pipefail
 
 as_root() {
@@ -32,6 +35,17 @@ command -v tinyproxy >/dev/null 2>&1 || [ -x /usr/bin/tinyproxy ] || missing+=(t
 command -v npm >/dev/null 2>&1 || missing+=(npm) # fetches Deno and the arm64 Deno below
 [ -x /usr/sbin/nginx ] || missing+=(nginx) # the proxy benchmark's speed anchor
 command -v wrk >/dev/null 2>&1 || missing+=(wrk) # the load of the proxy against nginx
+# The kernel suites: a guest kernel under TCG, its initramfs, and the tools the guest
+# script runs from the host's root (shared read-only over 9p).
+command -v qemu-system-x86_64 >/dev/null 2>&1 || missing+=(qemu-system-x86)
+# (the static build: the initramfs holds no C library)
+dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || missing+=(busybox-static)
+command -v cpio >/dev/null 2>&1 || missing+=(cpio)
+command -v depmod >/dev/null 2>&1 || [ -x /usr/sbin/depmod ] || [ -x /sbin/depmod ] || missing+=(kmod)
+command -v btmgmt >/dev/null 2>&1 || missing+=(bluez)
+command -v btvirt >/dev/null 2>&1 || [ -x /usr/bin/btvirt ] || missing+=(bluez-test-tools)
+command -v i2cset >/dev/null 2>&1 || [ -x /usr/sbin/i2cset ] || missing+=(i2c-tools)
+command -v mkfs.ext4 >/dev/null 2>&1 || [ -x /usr/sbin/mkfs.ext4 ] || [ -x /sbin/mkfs.ext4 ] || missing+=(e2fsprogs)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "install_deps: installing Debian packages: ${missing[*]}"
   as_root apt-get update -qq
@@ -46,11 +60,13 @@ if [ "${#missing[@]}" -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
   if [ -n "$own_policy" ]; then as_root rm -f /usr/sbin/policy-rc.d; fi
 else
-  echo "install_deps: Debian packages already installed (influxdb, victoria-metrics, chromium, openssl, postgresql, mosquitto, apprise, qemu-user-static, libc6-arm64-cross, libstdc++6-arm64-cross, systemd, tinyproxy, nginx, wrk, npm)"
+  echo "install_deps: Debian packages already installed (influxdb, victoria-metrics, chromium, openssl, postgresql, mosquitto, apprise, qemu-user-static, libc6-arm64-cross, libstdc++6-arm64-cross, systemd, tinyproxy, nginx, wrk, npm, qemu-system-x86, busybox-static, cpio, kmod, bluez, bluez-test-tools, i2c-tools, e2fsprogs)"
 fi
+# bluez's bluetoothd is not wanted on the host (the kernel suites start their own, in
+# the guest); a package start on a systemd host is undone below with the others.
 # The Debian packages start their services; the tests run their own instances on
 # free ports, so the system ones are not needed (failures here are harmless).
-for service in influxdb victoria-metrics postgresql mosquitto tinyproxy nginx; do
+for service in influxdb victoria-metrics postgresql mosquitto tinyproxy nginx bluetooth; do
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$service" 2>/dev/null; then
     as_root systemctl stop "$service" || true
   fi
@@ -111,4 +127,42 @@ if emulated="$(qemu-aarch64-static -L /usr/aarch64-linux-gnu "$arm64_dir/deno" -
 else
   echo "install_deps: the arm64 Deno in $arm64_dir does not start under qemu-aarch64-static: $emulated" >&2
   exit 1
+fi
+
+# Debian's amd64 kernel for the kernel suites, unpacked with dpkg-deb into
+# .cache/kernel/amd64/<release>/ (boot/vmlinuz-<release> and lib/modules/<release>/ with
+# its depmod index) and never installed on this machine: the release is the one
+# linux-image-amd64 depends on today; tests/_qemu_guest.ts takes the newest laid here.
+kernel_root="$repo/.cache/kernel/amd64"
+kernel_release() {
+  apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: linux-image-\([0-9].*-amd64\)$/\1/p' | head -n 1
+}
+kernel_release="$(kernel_release)"
+if [ -z "$kernel_release" ]; then
+  as_root apt-get update -qq # a machine whose package lists were never fetched
+  kernel_release="$(kernel_release)"
+fi
+if [ -z "$kernel_release" ]; then
+  echo "install_deps: apt-cache names no kernel for linux-image-amd64 (run apt-get update): the kernel suites are skipped without one, and fail with CI=true" >&2
+  exit 1
+fi
+kernel_dir="$kernel_root/$kernel_release"
+if [ -e "$kernel_dir/boot/vmlinuz-$kernel_release" ] && [ -e "$kernel_dir/lib/modules/$kernel_release/modules.dep.bin" ]; then
+  echo "install_deps: Debian kernel $kernel_release already in $kernel_dir"
+else
+  echo "install_deps: laying Debian's kernel $kernel_release (apt-get download linux-image-$kernel_release, a 70 MB download) in $kernel_dir"
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  # apt's _apt user downloads into a folder it can write; then the package is unpacked
+  # (not installed) into a partial folder moved in place once complete.
+  chmod 0777 "$work"
+  (cd "$work" && apt-get download -qq "linux-image-$kernel_release")
+  rm -rf "$kernel_dir.partial"
+  mkdir -p "$kernel_dir.partial"
+  dpkg-deb -x "$work"/linux-image-"$kernel_release"_*.deb "$kernel_dir.partial"
+  PATH="$PATH:/usr/sbin:/sbin" depmod -b "$kernel_dir.partial" "$kernel_release"
+  rm -rf "$kernel_dir"
+  mv "$kernel_dir.partial" "$kernel_dir"
+  rm -rf "$work"
+  trap - EXIT
 fi

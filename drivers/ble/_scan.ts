@@ -11,7 +11,11 @@ import type { Advertisement, Scanner } from "./scanner.ts";
 
 /** How a scan session runs. */
 export interface ScanOptions {
-  /** The session ends with `onDeadline()` this long after the scan started. */
+  /**
+   * The session ends with `onDeadline()` this long after `scan` was called: the
+   * time the scanner takes to be made (the Bluetooth library's first load) counts,
+   * so a caller bounding the session by the same time gets its outcome.
+   */
   timeoutMs: number;
   /** The scan is restarted this long after it started. */
   restartMs: number;
@@ -39,6 +43,7 @@ export async function scan<T>(
   onDeadline: () => T,
 ): Promise<T> {
   const { timeoutMs, restartMs, signal, log } = options;
+  const started = Date.now();
   signal?.throwIfAborted();
   const createScanner = options.createScanner ?? createNobleScanner;
   const scanner = options.scanner ?? await createScanner({ log });
@@ -72,7 +77,7 @@ export async function scan<T>(
     }, restartMs);
     const deadlineTimer = setTimeout(() => {
       if (!settled) done(onDeadline());
-    }, timeoutMs);
+    }, Math.max(0, timeoutMs - (Date.now() - started)));
     signal?.addEventListener("abort", onAbort, { once: true });
     scanner.start(listener).catch(fail);
   });

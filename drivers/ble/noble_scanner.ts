@@ -14,6 +14,7 @@ import {
   unavailable,
   waitForPoweredOn,
 } from "./_adapter_state.ts";
+import { capabilityProblem } from "./_capabilities.ts";
 import type { Advertisement, Scanner } from "./scanner.ts";
 
 /** How long a scan stop may take before the scanner carries on regardless. */
@@ -32,11 +33,79 @@ export interface NobleScannerOptions {
   offSettleMs?: number;
 }
 
+/** One Bluetooth stack for the whole process; see {@linkcode createNobleBluetooth}. */
+export interface NobleBluetooth {
+  /**
+   * Returns a scanner on the process's one noble instance (loaded on the first call).
+   * One scanner at a time: close it before asking for the next.
+   *
+   * @throws (rejects) when the library or its native binding cannot load
+   */
+  scanner(): Promise<Scanner>;
+}
+
 /**
- * Loads noble and returns a scanner on the system's default adapter (HCI on Linux).
+ * The process's Bluetooth: one `npm:@stoprocent/noble` instance, so one HCI socket,
+ * opened on the first scan and never closed while the process runs; each pass's
+ * scanner starts and stops scanning on it.
+ *
+ * Why never closed: `@stoprocent/bluetooth-hci-socket` 2.3.0 closes its socket when
+ * its reading thread stops (`noble.stop()`) without forgetting the descriptor, and
+ * closes the same number again from its finalizer, or reuses it on the next start;
+ * by then the number may belong to a store connection or a file opened in between,
+ * which is then closed under its user. One socket for the life of the process, closed
+ * by the process's exit, has no second close. Make one per role start and hand its
+ * `scanner` to the readers as their `createScanner`.
  *
  * @param options the logger for the library's messages, and test seams
- * @returns a scanner that must be closed to release the adapter
+ * @example
+ * ```ts
+ * import { createLog } from "../../lib/log.ts";
+ *
+ * const log = createLog("ble");
+ * const bluetooth = createNobleBluetooth({ log });
+ * const scanner = await bluetooth.scanner();
+ * await scanner.start((ad) => log.debug(`Heard ${ad.address}`));
+ * await scanner.close();
+ * ```
+ */
+export function createNobleBluetooth(
+  options: NobleScannerOptions,
+): NobleBluetooth {
+  let loading: Promise<Noble> | undefined;
+  const load = async () => {
+    // noble's warnings go to the log from now on: the process keeps noble.
+    const restoreConsole = routeLibraryOutput(options.log);
+    try {
+      const library = await import("@stoprocent/noble");
+      return library.withBindings("default");
+    } catch (error) {
+      restoreConsole();
+      loading = undefined;
+      throw new Error(
+        `Bluetooth is unavailable: cannot load @stoprocent/noble: ${
+          errorText(error)
+        }`,
+        { cause: error },
+      );
+    }
+  };
+  return {
+    async scanner() {
+      loading ??= load();
+      return nobleScanner(await loading, options);
+    },
+  };
+}
+
+/**
+ * Loads noble and returns a scanner on the system's default adapter (HCI on Linux),
+ * on a noble instance of its own: for a process that scans once (a long-running one
+ * uses {@linkcode createNobleBluetooth}). Its HCI socket stays open until the process
+ * ends.
+ *
+ * @param options the logger for the library's messages, and test seams
+ * @returns a scanner that must be closed to stop its scan
  * @throws (rejects) when the library or its native binding cannot load
  * @example
  * ```ts
@@ -48,25 +117,15 @@ export interface NobleScannerOptions {
  * await scanner.close();
  * ```
  */
-export async function createNobleScanner(
+export function createNobleScanner(
   options: NobleScannerOptions,
 ): Promise<Scanner> {
-  const { log, adaptersDir = "/sys/class/bluetooth", offSettleMs } = options;
-  let noble: Noble;
-  const restoreConsole = routeLibraryOutput(log);
-  try {
-    const library = await import("@stoprocent/noble");
-    noble = library.withBindings("default");
-  } catch (error) {
-    restoreConsole();
-    throw new Error(
-      `Bluetooth is unavailable: cannot load @stoprocent/noble: ${
-        errorText(error)
-      }`,
-      { cause: error },
-    );
-  }
+  return createNobleBluetooth(options).scanner();
+}
 
+/** A scanner on `noble`: its scan and its listeners, never noble's socket. */
+function nobleScanner(noble: Noble, options: NobleScannerOptions): Scanner {
+  const { log, adaptersDir = "/sys/class/bluetooth", offSettleMs } = options;
   let onAdvertisement: ((ad: Advertisement) => void) | undefined;
   let scanning = false;
   let closed = false;
@@ -93,6 +152,8 @@ export async function createNobleScanner(
         `no Bluetooth adapter found in ${adaptersDir}`,
       );
     }
+    const permission = await capabilityProblem();
+    if (permission) throw permission;
     if (closed) throw new Error("The Bluetooth scanner is closed");
     // Started before listening: a first listener would start them a tick later.
     const wait = waitForPoweredOn(noble, startBindings(noble), { offSettleMs });
@@ -104,6 +165,16 @@ export async function createNobleScanner(
     }
   };
 
+  const stop = async () => {
+    if (!scanning) return;
+    scanning = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      noble.stopScanningAsync().catch(() => {}),
+      new Promise((resolve) => timer = setTimeout(resolve, STOP_WAIT_MS)),
+    ]);
+    clearTimeout(timer);
+  };
   return {
     async start(listener) {
       if (closed) throw new Error("The Bluetooth scanner is closed");
@@ -113,18 +184,9 @@ export async function createNobleScanner(
       await noble.startScanningAsync([], true);
       scanning = true;
     },
-    async stop() {
-      if (!scanning) return;
-      scanning = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        noble.stopScanningAsync().catch(() => {}),
-        new Promise((resolve) => timer = setTimeout(resolve, STOP_WAIT_MS)),
-      ]);
-      clearTimeout(timer);
-    },
-    close() {
-      if (closed) return Promise.resolve();
+    stop,
+    async close() {
+      if (closed) return;
       closed = true;
       onAdvertisement = undefined;
       for (const wait of waiting) {
@@ -132,13 +194,10 @@ export async function createNobleScanner(
       }
       noble.removeListener("discover", onDiscover);
       try {
-        noble.stop();
+        await stop();
       } catch (error) {
-        log.debug(`Stopping Bluetooth failed: ${errorText(error)}`);
-      } finally {
-        restoreConsole();
+        log.debug(`Stopping the Bluetooth scan failed: ${errorText(error)}`);
       }
-      return Promise.resolve();
     },
   };
 }
@@ -162,8 +221,8 @@ function startBindings(noble: Noble): AdapterState {
 
 /**
  * noble's HCI binding prints its warnings with `console.log`, which would mix them into
- * the reader's standard output (one JSON line other programs parse). While a scanner
- * is open, lines starting with "noble" (and their indented continuation lines) go to
+ * the reader's standard output (one JSON line other programs parse). Once noble is
+ * loaded, lines starting with "noble" (and their indented continuation lines) go to
  * the log at DEBUG instead; anything else is printed as before.
  */
 function routeLibraryOutput(log: Log): () => void {

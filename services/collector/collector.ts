@@ -64,7 +64,6 @@ export function createCollector(options: CollectorOptions): Collector {
       try {
         lines.push(toLineProtocol(sample));
         written.push(sample);
-        log.info(describeSample(sample));
       } catch (error) {
         log.error(
           `Point "${sample.measurement}" not written: ${errorText(error)}`,
@@ -73,6 +72,8 @@ export function createCollector(options: CollectorOptions): Collector {
     }
     if (lines.length === 0) return;
     options.write(lines);
+    // Logged once handed over: with a buffer file, a point logged is in the file.
+    for (const sample of written) log.info(describeSample(sample));
     try {
       options.publish?.(written);
     } catch (error) {

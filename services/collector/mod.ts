@@ -9,6 +9,7 @@
  */
 import { defineRole } from "../../lib/role.ts";
 import { createPressureSource } from "../../drivers/pressure/mod.ts";
+import type { NobleBluetooth } from "../../drivers/ble/noble_scanner.ts";
 import { collectorSettings } from "./settings.ts";
 
 /** The `collector` role descriptor. */
@@ -26,6 +27,15 @@ export const collectorRole = defineRole({
     const mqtt = settings.MQTT_URL === undefined
       ? undefined
       : await import("./mqtt_publisher.ts");
+    // One Bluetooth stack (one HCI socket) for every pass of this process, made on
+    // the first scan: see createNobleBluetooth for why it is never closed.
+    let bluetooth: Promise<NobleBluetooth> | undefined;
+    const createScanner = async () => {
+      bluetooth ??= import("../../drivers/ble/noble_scanner.ts").then((
+        { createNobleBluetooth },
+      ) => createNobleBluetooth({ log }));
+      return await (await bluetooth).scanner();
+    };
     return startCollector(settings, {
       log,
       once: flags.has("once"),
@@ -36,13 +46,17 @@ export const collectorRole = defineRole({
         const { readTemperature } = await import(
           "../../drivers/ble/read_temperature.ts"
         );
-        return await readTemperature(address, { ...options, log });
+        return await readTemperature(address, {
+          ...options,
+          log,
+          createScanner,
+        });
       },
       readSensors: async (sensors, options) => {
         const { readSensors } = await import(
           "../../drivers/ble/read_sensors.ts"
         );
-        return await readSensors(sensors, { ...options, log });
+        return await readSensors(sensors, { ...options, log, createScanner });
       },
     });
   },

@@ -7,6 +7,8 @@ import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireBearer } from "../../lib/bearer.ts";
 import { bodyText } from "../../lib/body_text.ts";
+import type { AllowedOrigins } from "../../lib/allow_origin.ts";
+import { cors } from "../../lib/cors.ts";
 import { createHttpApp } from "../../lib/http.ts";
 import { limitBody } from "../../lib/limit_body.ts";
 import { unrouted } from "../../lib/unrouted.ts";
@@ -47,6 +49,11 @@ export interface MessagesAppOptions {
   log: Log;
   /** When set, create, update and delete require `Authorization: Bearer <token>`. */
   token?: string;
+  /**
+   * Origins whose pages may read the responses and write (`*` for every one);
+   * unset, no CORS header is sent.
+   */
+  allowOrigin?: AllowedOrigins;
 }
 
 /**
@@ -80,6 +87,17 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   // middleware), so an item read is one handler on Hono's synchronous path (its
   // speed is measured against a bare Deno.serve).
   const app = createHttpApp({ log });
+  // Only when asked for: a middleware on every path takes the item read off
+  // Hono's one-handler path.
+  if (options.allowOrigin !== undefined) {
+    app.use(cors({
+      allowed: options.allowOrigin,
+      methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
+      headers: ["Authorization", "Content-Type", "Last-Event-ID"],
+      expose: EXPOSED_HEADERS.split(", "),
+      setting: "MESSAGES_ALLOW_ORIGIN",
+    }));
+  }
   app.onError(storeErrors(log));
   // Our paths name their methods for the 405: the write middleware below is
   // registered for more methods than the list answers.

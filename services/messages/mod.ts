@@ -11,6 +11,7 @@ import { listenAt, listenSettings, serveApp } from "../../lib/serve.ts";
 import { defineRole } from "../../lib/role.ts";
 import { optional } from "../../lib/settings.ts";
 import { headerSecret, text } from "../../lib/setting_kinds.ts";
+import { allowOrigin } from "../../lib/allow_origin.ts";
 import { errorText } from "../../lib/log.ts";
 import { createMessagesApp } from "./app.ts";
 import type { MessageStore } from "./message_store.ts";
@@ -41,6 +42,10 @@ export const messagesRole = defineRole({
     MESSAGES_TOKEN: optional(headerSecret({
       description:
         "Bearer token required to create, update and delete (reads stay open)",
+    })),
+    MESSAGES_ALLOW_ORIGIN: optional(allowOrigin({
+      description:
+        "* (any page), or the origins whose pages may read and write records, comma-separated (http://localhost:5173,https://app.example.com): they get CORS headers, others none (and 403 to a preflight). Unset: no CORS headers",
     })),
   },
   check(settings, _failed, _env, args) {
@@ -102,6 +107,7 @@ export const messagesRole = defineRole({
         store,
         log,
         token: settings.MESSAGES_TOKEN,
+        allowOrigin: settings.MESSAGES_ALLOW_ORIGIN,
       });
       const server = serveApp(app, {
         ...listenAt("MESSAGES", settings),

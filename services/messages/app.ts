@@ -31,9 +31,13 @@ import { parseListQuery } from "./list_query.ts";
 import { pageLinks } from "./page_links.ts";
 import { messagesOpenApi, OPENAPI_PATH } from "./openapi.ts";
 import { storeErrors } from "./_store_errors.ts";
+import type { ChangeFeed } from "./change_feed.ts";
 
 /** Where the records live. Paths are defined without a trailing slash. */
 export const MESSAGES_PATH = "/api/message/resource";
+
+/** The change feed (Server-Sent Events). */
+export const EVENTS_PATH = `${MESSAGES_PATH}/events`;
 
 /** Largest request body accepted, in bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -54,6 +58,8 @@ export interface MessagesAppOptions {
    * unset, no CORS header is sent.
    */
   allowOrigin?: AllowedOrigins;
+  /** When given, `GET /api/message/resource/events` streams its changes. */
+  feed?: ChangeFeed;
 }
 
 /**
@@ -179,6 +185,26 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
     });
   });
 
+  const { feed } = options;
+  if (feed) {
+    // Before the item route, whose id it would be taken for.
+    app.get(EVENTS_PATH, (c) => {
+      const params = new URL(c.req.url).searchParams;
+      const { filter } = parseListQuery(params).query;
+      const lastEventId = parseLastEventId(
+        c.req.header("last-event-id") ?? params.get("lastEventId"),
+      );
+      return new Response(feed.subscribe(filter, lastEventId), {
+        headers: {
+          "content-type": "text/event-stream; charset=utf-8",
+          "cache-control": "no-store",
+          // nginx would hold the stream in its buffer.
+          "x-accel-buffering": "no",
+        },
+      });
+    });
+  }
+
   app.get(item, (c) => {
     const segment = c.req.param("id") ?? "";
     const cached = itemCache.get(segment);
@@ -228,6 +254,7 @@ const EXPOSED_HEADERS = "X-Total-Count, Link, ETag";
  */
 function allowedMethods(path: string): readonly string[] | undefined {
   if (path === MESSAGES_PATH) return ["GET", "HEAD", "POST"];
+  if (path === EVENTS_PATH) return ["GET", "HEAD"];
   const segment = ITEM_PATTERN.exec(path)?.[1];
   if (segment !== undefined) {
     return parseMessageId(segment) === undefined
@@ -272,6 +299,23 @@ function requestUrl(url: string): URL {
     });
   }
   return parsed;
+}
+
+/**
+ * The change a client resumes after (`Last-Event-ID` or `lastEventId`): a
+ * sequence number; 400 for anything else.
+ */
+function parseLastEventId(raw: string | null | undefined): number | undefined {
+  if (raw === null || raw === undefined || raw.trim() === "") return undefined;
+  const value = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isSafeInteger(value)) {
+    throw new HTTPException(400, {
+      message: `Invalid Last-Event-ID "${
+        preview(raw)
+      }": expected the id of an event of this feed (a change sequence number)`,
+    });
+  }
+  return value;
 }
 
 function idOf(c: Context): number {

@@ -60,14 +60,16 @@ const SETUP: [existing: string, create: string][] = [
     old_message text
   )`,
   ],
-  // Each change takes the lock before drawing its sequence number and keeps it to
+  // The trigger runs as its owner, so a user who may only write `messages` writes
+  // the changes too (reading and forgetting them needs SELECT and DELETE on
+  // `message_changes`). Each change takes the lock before drawing its sequence number and keeps it to
   // its commit: writers take turns, so a change with a higher number never commits
   // before one with a lower number, and a reader asking for the changes after the
   // last it saw misses none.
   [
     "to_regprocedure('homewire_messages_record_change()')",
     `CREATE OR REPLACE FUNCTION homewire_messages_record_change() RETURNS trigger
-  LANGUAGE plpgsql AS $$
+  LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
   BEGIN
     PERFORM pg_advisory_xact_lock(${LOCK_KEY});
     IF TG_OP = 'INSERT' THEN

@@ -29,8 +29,9 @@ export interface ChangeFeedOptions {
   /** The `retry:` sent to clients: when to come back, in ms. @default 2000 */
   retryMs?: number;
   /**
-   * How many bytes may wait for a subscriber that does not read before its stream
-   * is closed (it comes back with `Last-Event-ID`). @default 1048576
+   * How many bytes may wait for a subscriber that does not read: one still past it
+   * when the next changes come (or the next heartbeat) is closed, and comes back
+   * with `Last-Event-ID`. @default 1048576
    */
   queueBytes?: number;
 }
@@ -115,6 +116,8 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   let seenRevision: number | undefined;
   let oldest = 0;
   let failing = false;
+  // Counts the batches of changes offered, for the slow-subscriber check.
+  let batch = 0;
   let closed = false;
   // One read of the store at a time: subscribers get changes in order.
   let running: Promise<void> = Promise.resolve();
@@ -153,6 +156,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     }
     for (;;) {
       const changes = await store.changesAfter(newest, PAGE);
+      batch++;
       for (const change of changes) {
         newest = change.seq;
         const events = eventTexts(change);
@@ -206,16 +210,21 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     return new ReadableStream<Uint8Array>({
       async start(controller) {
         const send = (bytes: Uint8Array) => {
-          if (done) return;
-          controller.enqueue(bytes);
-          if ((controller.desiredSize ?? 0) < 0) {
-            finish();
-            controller.error(
-              new Error(
-                "Subscriber too slow: its unread events passed the limit",
-              ),
-            );
-          }
+          if (!done) controller.enqueue(bytes);
+        };
+        // Checked before each batch of changes and each heartbeat: a burst may
+        // pass the bound (its texts are shared by every subscriber), but a
+        // subscriber that has not read it by the next one is closed.
+        let checkedBatch = -1;
+        const tooSlow = () => {
+          if (done || (controller.desiredSize ?? 0) >= 0) return false;
+          finish();
+          controller.error(
+            new Error(
+              "Subscriber too slow: its unread events passed the limit",
+            ),
+          );
+          return true;
         };
         // The newest change handled: older ones offered again are skipped.
         let seen = 0;
@@ -229,6 +238,10 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
         };
         subscriber = {
           offer(change, events) {
+            if (checkedBatch !== batch) {
+              checkedBatch = batch;
+              if (tooSlow()) return;
+            }
             if (live) return deliver(change, events);
             pending.push([change, events]);
             if (pending.length > MAX_PENDING) {
@@ -236,7 +249,9 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
               controller.error(new Error("Subscriber too far behind"));
             }
           },
-          heartbeat: () => send(encoder.encode(": keep-alive\n\n")),
+          heartbeat() {
+            if (!tooSlow()) send(encoder.encode(": keep-alive\n\n"));
+          },
           end() {
             finish();
             controller.close();

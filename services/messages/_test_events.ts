@@ -18,6 +18,11 @@ export interface StreamEvent {
 export interface EventReader {
   /** The next event; rejects when none comes within `timeoutMs` or the stream ends. */
   next(timeoutMs?: number): Promise<StreamEvent>;
+  /**
+   * Resolves once the stream has sent its `retry:` and an `id:` (the feed's start
+   * for a new subscriber: changes after it will be sent).
+   */
+  opened(timeoutMs?: number): Promise<void>;
   /** The next `count` events. */
   take(count: number, timeoutMs?: number): Promise<StreamEvent[]>;
   /** The last `id:` seen (also from an event without data). */
@@ -70,9 +75,9 @@ export function readEvents(body: ReadableStream<Uint8Array>): EventReader {
       }
     }
   };
-  const next = async (timeoutMs = 5000): Promise<StreamEvent> => {
+  const fill = async (enough: () => boolean, timeoutMs: number) => {
     const deadline = Date.now() + timeoutMs;
-    while (ready.length === 0) {
+    while (!enough()) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(
@@ -91,10 +96,15 @@ export function readEvents(body: ReadableStream<Uint8Array>): EventReader {
         clearTimeout(timer);
       }
     }
+  };
+  const next = async (timeoutMs = 5000): Promise<StreamEvent> => {
+    await fill(() => ready.length > 0, timeoutMs);
     return ready.shift()!;
   };
   return {
     next,
+    opened: (timeoutMs = 5000) =>
+      fill(() => retry !== undefined && lastId !== "", timeoutMs),
     async take(count, timeoutMs) {
       const events: StreamEvent[] = [];
       while (events.length < count) events.push(await next(timeoutMs));

@@ -11,6 +11,7 @@ import type { AllowedOrigins } from "../../lib/allow_origin.ts";
 import { cors } from "../../lib/cors.ts";
 import { createHttpApp } from "../../lib/http.ts";
 import { limitBody } from "../../lib/limit_body.ts";
+import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { unrouted } from "../../lib/unrouted.ts";
 import type { Log } from "../../lib/log.ts";
 import { preview } from "../../lib/preview.ts";
@@ -111,6 +112,14 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   const item = `${MESSAGES_PATH}/:id`;
   const writeMethods = ["POST", "PUT", "PATCH", "DELETE"];
   const paths = [MESSAGES_PATH, item];
+  if (options.feed) {
+    // Before the write middleware of the item path, which would take it for an id.
+    app.on(
+      writeMethods,
+      EVENTS_PATH,
+      (c) => methodNotAllowed(c, ["GET", "HEAD"]),
+    );
+  }
   if (options.token) {
     // The scheme in any case, as RFC 9110 reads it.
     app.on(

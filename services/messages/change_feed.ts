@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { concatBytes } from "../../lib/concat_bytes.ts";
 import { errorText, type Log } from "../../lib/log.ts";
 import type { MessageFilter } from "./list_query.ts";
 import type { MessageChange, MessageStore } from "./message_store.ts";
@@ -209,8 +210,21 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     };
     return new ReadableStream<Uint8Array>({
       async start(controller) {
+        // Texts sent in one turn of the event loop (a batch of changes, the
+        // stream's start) go out as one chunk: one write for the lot.
+        let outbox: Uint8Array[] = [];
+        const flush = () => {
+          const chunks = outbox;
+          outbox = [];
+          if (done || chunks.length === 0) return;
+          controller.enqueue(
+            chunks.length === 1 ? chunks[0]! : concatBytes(chunks),
+          );
+        };
         const send = (bytes: Uint8Array) => {
-          if (!done) controller.enqueue(bytes);
+          if (done) return;
+          outbox.push(bytes);
+          if (outbox.length === 1) queueMicrotask(flush);
         };
         // Checked before each batch of changes and each heartbeat: a burst may
         // pass the bound (its texts are shared by every subscriber), but a
@@ -253,6 +267,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
             if (!tooSlow()) send(encoder.encode(": keep-alive\n\n"));
           },
           end() {
+            flush();
             finish();
             controller.close();
           },

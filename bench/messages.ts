@@ -6,7 +6,8 @@
  * with the targets taking turns, best round of each kept, so a drift of the machine's
  * speed favours no side); then a kill -9 check of the records written under load;
  * then, on 100,000 records, the paged list on SQLite and the PostgreSQL section
- * (see `_messages_large.ts`).
+ * (see `_messages_large.ts`); then the change feed's lines (see
+ * `_messages_feed.ts`).
  *
  * @module
  */
@@ -23,6 +24,7 @@ import {
   waitForHttp,
 } from "./_runner.ts";
 import { runLarge } from "./_messages_large.ts";
+import { runFeed } from "./_messages_feed.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const MAIN = `${ROOT}main.ts`;
@@ -113,6 +115,7 @@ export async function run(): Promise<void> {
   }
   try {
     await runLarge({ seconds: SECONDS, rounds: ROUNDS });
+    await runFeed({ seconds: 10, rounds: 2 });
   } finally {
     await Promise.all(started.map((p) => p.stop()));
     await Deno.remove(dir, { recursive: true });

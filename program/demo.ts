@@ -29,7 +29,9 @@ export interface DemoEnvOptions {
 
 /**
  * Fills in what the demo set needs and the user has not set: a random
- * `DATA_API_TOKEN`, and `API_URL`/`API_KEY` pointing the table at the local data API.
+ * `DATA_API_TOKEN`, `API_URL`/`API_KEY` pointing the table at the local data API,
+ * and `MESSAGES_ALLOW_ORIGIN` naming the table page's own origin, so a script on
+ * that page may use the messages role.
  *
  * A `TABLE_PORT` of 0, or a `DATA_API_PORT` of 0 when the table is pointed at it, is
  * replaced by a port free now: the roles do not report the port they bound, and
@@ -58,6 +60,12 @@ export function demoEnv(
     const port = result.DATA_API_PORT?.trim() || "8003";
     result.API_URL = `http://${localHost(env.DATA_API_HOST)}:${port}/data`;
     result.API_KEY = result.DATA_API_TOKEN;
+  }
+  if (!env.MESSAGES_ALLOW_ORIGIN?.trim()) {
+    const port = result.TABLE_PORT?.trim() || "3838";
+    result.MESSAGES_ALLOW_ORIGIN = `http://${
+      localHost(env.TABLE_HOST)
+    }:${port}`;
   }
   return { env: result, generatedToken };
 }

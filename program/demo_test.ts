@@ -7,6 +7,19 @@ Deno.test("demoEnv() generates a token and points the table at the local data AP
   assert.equal(env.DATA_API_TOKEN, generatedToken);
   assert.equal(env.API_URL, "http://127.0.0.1:9003/data");
   assert.equal(env.API_KEY, generatedToken);
+  assert.equal(env.MESSAGES_ALLOW_ORIGIN, "http://127.0.0.1:3838");
+});
+
+Deno.test("demoEnv() lets the table page's origin use messages, unless set", () => {
+  assert.equal(
+    demoEnv({ TABLE_HOST: "::1", TABLE_PORT: "9000" }).env
+      .MESSAGES_ALLOW_ORIGIN,
+    "http://[::1]:9000",
+  );
+  assert.equal(
+    demoEnv({ MESSAGES_ALLOW_ORIGIN: "*" }).env.MESSAGES_ALLOW_ORIGIN,
+    "*",
+  );
 });
 
 Deno.test("demoEnv() keeps what the user set", () => {

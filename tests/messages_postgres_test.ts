@@ -312,7 +312,8 @@ Deno.test({
         async () => {
           await pg.psql(
             `CREATE ROLE clerk LOGIN PASSWORD 'clerk-pw';
-           GRANT SELECT, INSERT, UPDATE, DELETE ON messages TO clerk;`,
+           GRANT SELECT, INSERT, UPDATE, DELETE ON messages TO clerk;
+           GRANT SELECT, DELETE ON message_changes TO clerk;`,
             "shared",
           );
           await pg.psql("DELETE FROM messages WHERE id > 3001", "shared");

@@ -1,6 +1,7 @@
 /**
  * The schema of the `messages` role on PostgreSQL: the table, the trigger notifying
- * other processes of every change, and the function creating a record.
+ * other processes of every change, the change table of the feed and its trigger,
+ * and the function creating a record.
  *
  * @module
  */
@@ -46,6 +47,50 @@ const SETUP: [existing: string, create: string][] = [
       HAVING COALESCE(MAX(e.id), 0) < ${MAX_ID}
       RETURNING m.id, m.author, m.message;
   END $$`,
+  ],
+  [
+    "to_regclass('message_changes')",
+    `CREATE TABLE IF NOT EXISTS message_changes (
+    seq bigserial PRIMARY KEY,
+    kind text NOT NULL,
+    id bigint NOT NULL,
+    author text NOT NULL,
+    message text NOT NULL,
+    old_author text,
+    old_message text
+  )`,
+  ],
+  // The trigger runs as its owner, so a user who may only write `messages` writes
+  // the changes too (reading and forgetting them needs SELECT and DELETE on
+  // `message_changes`). Each change takes the lock before drawing its sequence number and keeps it to
+  // its commit: writers take turns, so a change with a higher number never commits
+  // before one with a lower number, and a reader asking for the changes after the
+  // last it saw misses none.
+  [
+    "to_regprocedure('homewire_messages_record_change()')",
+    `CREATE OR REPLACE FUNCTION homewire_messages_record_change() RETURNS trigger
+  LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+  BEGIN
+    PERFORM pg_advisory_xact_lock(${LOCK_KEY});
+    IF TG_OP = 'INSERT' THEN
+      INSERT INTO message_changes (kind, id, author, message)
+      VALUES ('created', NEW.id, NEW.author, NEW.message);
+    ELSIF TG_OP = 'UPDATE' THEN
+      INSERT INTO message_changes (kind, id, author, message, old_author, old_message)
+      VALUES ('updated', NEW.id, NEW.author, NEW.message, OLD.author, OLD.message);
+    ELSE
+      INSERT INTO message_changes (kind, id, author, message)
+      VALUES ('deleted', OLD.id, OLD.author, OLD.message);
+    END IF;
+    RETURN NULL;
+  END $$`,
+  ],
+  [
+    `(SELECT oid FROM pg_trigger WHERE tgname = 'homewire_messages_record_change'
+      AND tgrelid = to_regclass('messages'))`,
+    `CREATE OR REPLACE TRIGGER homewire_messages_record_change
+  AFTER INSERT OR UPDATE OR DELETE ON messages
+  FOR EACH ROW EXECUTE FUNCTION homewire_messages_record_change()`,
   ],
   [
     "to_regprocedure('homewire_messages_notify()')",

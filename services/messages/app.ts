@@ -7,8 +7,11 @@ import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireBearer } from "../../lib/bearer.ts";
 import { bodyText } from "../../lib/body_text.ts";
+import type { AllowedOrigins } from "../../lib/allow_origin.ts";
+import { cors } from "../../lib/cors.ts";
 import { createHttpApp } from "../../lib/http.ts";
 import { limitBody } from "../../lib/limit_body.ts";
+import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { unrouted } from "../../lib/unrouted.ts";
 import type { Log } from "../../lib/log.ts";
 import { preview } from "../../lib/preview.ts";
@@ -29,9 +32,13 @@ import { parseListQuery } from "./list_query.ts";
 import { pageLinks } from "./page_links.ts";
 import { messagesOpenApi, OPENAPI_PATH } from "./openapi.ts";
 import { storeErrors } from "./_store_errors.ts";
+import type { ChangeFeed } from "./change_feed.ts";
 
 /** Where the records live. Paths are defined without a trailing slash. */
 export const MESSAGES_PATH = "/api/message/resource";
+
+/** The change feed (Server-Sent Events). */
+export const EVENTS_PATH = `${MESSAGES_PATH}/events`;
 
 /** Largest request body accepted, in bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -47,6 +54,13 @@ export interface MessagesAppOptions {
   log: Log;
   /** When set, create, update and delete require `Authorization: Bearer <token>`. */
   token?: string;
+  /**
+   * Origins whose pages may read the responses and write (`*` for every one);
+   * unset, no CORS header is sent.
+   */
+  allowOrigin?: AllowedOrigins;
+  /** When given, `GET /api/message/resource/events` streams its changes. */
+  feed?: ChangeFeed;
 }
 
 /**
@@ -80,6 +94,17 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   // middleware), so an item read is one handler on Hono's synchronous path (its
   // speed is measured against a bare Deno.serve).
   const app = createHttpApp({ log });
+  // Only when asked for: a middleware on every path takes the item read off
+  // Hono's one-handler path.
+  if (options.allowOrigin !== undefined) {
+    app.use(cors({
+      allowed: options.allowOrigin,
+      methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
+      headers: ["Authorization", "Content-Type", "Last-Event-ID"],
+      expose: EXPOSED_HEADERS.split(", "),
+      setting: "MESSAGES_ALLOW_ORIGIN",
+    }));
+  }
   app.onError(storeErrors(log));
   // Our paths name their methods for the 405: the write middleware below is
   // registered for more methods than the list answers.
@@ -87,6 +112,14 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   const item = `${MESSAGES_PATH}/:id`;
   const writeMethods = ["POST", "PUT", "PATCH", "DELETE"];
   const paths = [MESSAGES_PATH, item];
+  if (options.feed) {
+    // Before the write middleware of the item path, which would take it for an id.
+    app.on(
+      writeMethods,
+      EVENTS_PATH,
+      (c) => methodNotAllowed(c, ["GET", "HEAD"]),
+    );
+  }
   if (options.token) {
     // The scheme in any case, as RFC 9110 reads it.
     app.on(
@@ -161,6 +194,26 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
     });
   });
 
+  const { feed } = options;
+  if (feed) {
+    // Before the item route, whose id it would be taken for.
+    app.get(EVENTS_PATH, (c) => {
+      const params = new URL(c.req.url).searchParams;
+      const { filter } = parseListQuery(params).query;
+      const lastEventId = parseLastEventId(
+        c.req.header("last-event-id") ?? params.get("lastEventId"),
+      );
+      return new Response(feed.subscribe(filter, lastEventId), {
+        headers: {
+          "content-type": "text/event-stream; charset=utf-8",
+          "cache-control": "no-store",
+          // nginx would hold the stream in its buffer.
+          "x-accel-buffering": "no",
+        },
+      });
+    });
+  }
+
   app.get(item, (c) => {
     const segment = c.req.param("id") ?? "";
     const cached = itemCache.get(segment);
@@ -210,6 +263,7 @@ const EXPOSED_HEADERS = "X-Total-Count, Link, ETag";
  */
 function allowedMethods(path: string): readonly string[] | undefined {
   if (path === MESSAGES_PATH) return ["GET", "HEAD", "POST"];
+  if (path === EVENTS_PATH) return ["GET", "HEAD"];
   const segment = ITEM_PATTERN.exec(path)?.[1];
   if (segment !== undefined) {
     return parseMessageId(segment) === undefined
@@ -254,6 +308,23 @@ function requestUrl(url: string): URL {
     });
   }
   return parsed;
+}
+
+/**
+ * The change a client resumes after (`Last-Event-ID` or `lastEventId`): a
+ * sequence number; 400 for anything else.
+ */
+function parseLastEventId(raw: string | null | undefined): number | undefined {
+  if (raw === null || raw === undefined || raw.trim() === "") return undefined;
+  const value = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isSafeInteger(value)) {
+    throw new HTTPException(400, {
+      message: `Invalid Last-Event-ID "${
+        preview(raw)
+      }": expected the id of an event of this feed (a change sequence number)`,
+    });
+  }
+  return value;
 }
 
 function idOf(c: Context): number {

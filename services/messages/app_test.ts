@@ -708,6 +708,9 @@ Deno.test("createMessagesApp() serves a store whose promises settle later", asyn
     update: (id, fields) => later(() => inner.update(id, fields)),
     delete: (id) => later(() => inner.delete(id)),
     revision: () => inner.revision(),
+    changesAfter: (seq, limit) => later(() => inner.changesAfter(seq, limit)),
+    changeRange: () => later(() => inner.changeRange()),
+    forgetChanges: (seq) => later(() => inner.forgetChanges(seq)),
     close: () => inner.close(),
   };
   const app = createMessagesApp({ store, log: createMemoryLog() });

@@ -27,6 +27,32 @@ export interface Message extends MessageFields {
   id: number;
 }
 
+/** What a change did to a record. */
+export type MessageChangeKind = "created" | "updated" | "deleted";
+
+/**
+ * One change to the records, recorded by the database in the transaction of the
+ * write itself (by a trigger, so writes by `psql` or the `sqlite3` shell count too).
+ */
+export interface MessageChange {
+  /** The change's sequence number: ascending in commit order, never reused. */
+  seq: number;
+  /** What happened to the record. */
+  kind: MessageChangeKind;
+  /** The record after the change; for `deleted`, as it was. */
+  record: Message;
+  /** For `updated`, the record before the change. */
+  previous?: Message;
+}
+
+/** The sequence numbers of the changes a store keeps. */
+export interface ChangeRange {
+  /** The oldest change kept; 0 when none is. */
+  oldest: number;
+  /** The newest change; 0 when none is. */
+  newest: number;
+}
+
 /**
  * Where message records are kept. Every method is atomic and asynchronous, except
  * {@linkcode MessageStore.revision}, which a cache asks before the store. A method
@@ -74,6 +100,15 @@ export interface MessageStore {
    * PostgreSQL).
    */
   revision(): number;
+  /**
+   * The changes after sequence number `seq`, ascending, at most `limit` of them.
+   * Every change that has committed is returned, in order, without gaps.
+   */
+  changesAfter(seq: number, limit: number): Promise<MessageChange[]>;
+  /** The oldest and newest changes kept. */
+  changeRange(): Promise<ChangeRange>;
+  /** Forgets the changes up to sequence number `seq` (included). */
+  forgetChanges(seq: number): Promise<void>;
   /** Releases the store; it cannot be used afterwards. */
   close(): Promise<void>;
 }

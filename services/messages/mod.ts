@@ -10,9 +10,11 @@
 import { listenAt, listenSettings, serveApp } from "../../lib/serve.ts";
 import { defineRole } from "../../lib/role.ts";
 import { optional } from "../../lib/settings.ts";
-import { headerSecret, text } from "../../lib/setting_kinds.ts";
+import { headerSecret, integer, text } from "../../lib/setting_kinds.ts";
+import { allowOrigin } from "../../lib/allow_origin.ts";
 import { errorText } from "../../lib/log.ts";
 import { createMessagesApp } from "./app.ts";
+import { createChangeFeed } from "./change_feed.ts";
 import type { MessageStore } from "./message_store.ts";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";
 import { openPostgresMessageStore } from "./postgres_message_store.ts";
@@ -41,6 +43,16 @@ export const messagesRole = defineRole({
     MESSAGES_TOKEN: optional(headerSecret({
       description:
         "Bearer token required to create, update and delete (reads stay open)",
+    })),
+    MESSAGES_EVENTS_KEEP: integer({
+      description:
+        "How many of the newest changes the database keeps for change-feed clients resuming with Last-Event-ID (an older one gets a reset event)",
+      default: 10_000,
+      min: 1,
+    }),
+    MESSAGES_ALLOW_ORIGIN: optional(allowOrigin({
+      description:
+        "* (any page), or the origins whose pages may read and write records, comma-separated (http://localhost:5173,https://app.example.com): they get CORS headers, others none (and 403 to a preflight). Unset: no CORS headers",
     })),
   },
   check(settings, _failed, _env, args) {
@@ -97,11 +109,18 @@ export const messagesRole = defineRole({
         "MESSAGES_TOKEN is not set: every client may create, update and delete records",
       );
     }
+    const feed = createChangeFeed({
+      store,
+      log,
+      keep: settings.MESSAGES_EVENTS_KEEP,
+    });
     try {
       const app = createMessagesApp({
         store,
         log,
         token: settings.MESSAGES_TOKEN,
+        allowOrigin: settings.MESSAGES_ALLOW_ORIGIN,
+        feed,
       });
       const server = serveApp(app, {
         ...listenAt("MESSAGES", settings),
@@ -110,11 +129,14 @@ export const messagesRole = defineRole({
       });
       return {
         async stop() {
+          // The streams never end by themselves: end them, so the server drains.
+          feed.close();
           await server.stop();
           await store.close();
         },
       };
     } catch (error) {
+      feed.close();
       await store.close();
       throw error;
     }

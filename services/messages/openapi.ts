@@ -164,6 +164,46 @@ export function messagesOpenApi(): Record<string, unknown> {
           },
         },
       },
+      "/api/message/resource/events": {
+        get: {
+          summary: "Stream the changes (Server-Sent Events)",
+          description:
+            "A text/event-stream of every change to the records matching the list's filter parameters (paging and sort are ignored), in order, whichever process or tool made it: events `created` and `updated` (data: the record as the list returns it), `deleted` (data: `{\"id\": n}`; also sent when an update makes a record stop matching the filter), each with `id:` the change's sequence number. The stream starts with `retry:` and, without Last-Event-ID, an `id:` line naming where it starts. With Last-Event-ID (the header, or the lastEventId parameter) the changes after it are sent first; when it is older than the changes kept (MESSAGES_EVENTS_KEEP), an event `reset` comes first (reload the list). A comment line comes at least every 15 s. A client that does not read is disconnected once its unread events pass 1 MiB; it resumes with Last-Event-ID.",
+          operationId: "streamMessageChanges",
+          parameters: [
+            ...listParameters.filter((p) => !p.name.startsWith("_")),
+            {
+              name: "Last-Event-ID",
+              in: "header",
+              required: false,
+              description: "Resume after this change (an event's id)",
+              schema: { type: "integer", minimum: 0, maximum: MAX_ID },
+            },
+            {
+              name: "lastEventId",
+              in: "query",
+              required: false,
+              description:
+                "Resume after this change, for clients that cannot set the header",
+              schema: { type: "integer", minimum: 0, maximum: MAX_ID },
+            },
+          ],
+          responses: {
+            "200": {
+              description:
+                "The event stream; it lasts until the client or the server closes it",
+              content: {
+                "text/event-stream": {
+                  schema: { type: "string" },
+                },
+              },
+            },
+            "400": error(
+              "A filter parameter or Last-Event-ID is malformed (named)",
+            ),
+          },
+        },
+      },
       "/api/message/resource/{id}": {
         get: {
           summary: "Read a record",

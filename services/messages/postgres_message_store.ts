@@ -14,6 +14,8 @@ import { CHANNEL, setUpSchema } from "./_postgres_schema.ts";
 import { createPrepareBudget } from "./_prepare_budget.ts";
 import {
   type Message,
+  type MessageChange,
+  type MessageChangeKind,
   MessageIdsExhaustedError,
   type MessageStore,
   MessageStoreUnavailableError,
@@ -219,6 +221,22 @@ export async function openPostgresMessageStore(
       if (!listening) changes++;
       return changes;
     },
+    changesAfter: (seq, limit) =>
+      run(async () =>
+        (await sql`SELECT seq, kind, id, author, message, old_author, old_message
+          FROM message_changes WHERE seq > ${seq} ORDER BY seq LIMIT ${limit}`)
+          .map(changeRow)
+      ),
+    changeRange: () =>
+      run(async () => {
+        const [range] = await sql`SELECT COALESCE(MIN(seq), 0) AS oldest,
+          COALESCE(MAX(seq), 0) AS newest FROM message_changes`;
+        return { oldest: Number(range?.oldest), newest: Number(range?.newest) };
+      }),
+    forgetChanges: (seq) =>
+      run(async () => {
+        await sql`DELETE FROM message_changes WHERE seq <= ${seq}`;
+      }),
     async close() {
       closed = true;
       clearTimeout(relisten);
@@ -241,6 +259,23 @@ function limited<T>(work: () => Promise<T>, ms: number): Promise<T> {
     (signal) => raceSignal(work(), signal),
     `PostgreSQL did not respond within ${ms} ms`,
   );
+}
+
+function changeRow(value: Record<string, unknown>): MessageChange {
+  const record = row(value);
+  const change: MessageChange = {
+    seq: Number(value.seq),
+    kind: value.kind as MessageChangeKind,
+    record,
+  };
+  if (value.old_author !== null && value.old_message !== null) {
+    change.previous = {
+      id: record.id,
+      author: String(value.old_author),
+      message: String(value.old_message),
+    };
+  }
+  return change;
 }
 
 function row(value: Record<string, unknown>): Message {

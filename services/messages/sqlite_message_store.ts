@@ -10,6 +10,8 @@ import { type SqlDialect, sqlQuery } from "./_sql_query.ts";
 import { foldCase } from "./_fold_case.ts";
 import {
   type Message,
+  type MessageChange,
+  type MessageChangeKind,
   MessageIdsExhaustedError,
   type MessageStore,
   MessageStoreBusyError,
@@ -20,6 +22,39 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS messages (
   author TEXT NOT NULL,
   message TEXT NOT NULL
 )`;
+
+/**
+ * The change table of the feed, written by triggers in the transaction of each
+ * write (ours, another process's, the sqlite3 shell's). SQLite has one writer at a
+ * time, so sequence numbers ascend in commit order; AUTOINCREMENT never reuses one
+ * after the oldest are forgotten.
+ */
+const CHANGES_SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS message_changes (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT NOT NULL,
+  id INTEGER NOT NULL,
+  author TEXT NOT NULL,
+  message TEXT NOT NULL,
+  old_author TEXT,
+  old_message TEXT
+)`,
+  `CREATE TRIGGER IF NOT EXISTS message_changes_created AFTER INSERT ON messages
+BEGIN
+  INSERT INTO message_changes (kind, id, author, message)
+  VALUES ('created', NEW.id, NEW.author, NEW.message);
+END`,
+  `CREATE TRIGGER IF NOT EXISTS message_changes_updated AFTER UPDATE ON messages
+BEGIN
+  INSERT INTO message_changes (kind, id, author, message, old_author, old_message)
+  VALUES ('updated', NEW.id, NEW.author, NEW.message, OLD.author, OLD.message);
+END`,
+  `CREATE TRIGGER IF NOT EXISTS message_changes_deleted AFTER DELETE ON messages
+BEGIN
+  INSERT INTO message_changes (kind, id, author, message)
+  VALUES ('deleted', OLD.id, OLD.author, OLD.message);
+END`,
+];
 
 /**
  * How long, in ms, a statement waits for the write lock another connection holds
@@ -109,6 +144,15 @@ export function openSqliteMessageStore(
     ),
     delete: db.prepare("DELETE FROM messages WHERE id = ?"),
     dataVersion: db.prepare("PRAGMA data_version"),
+    changesAfter: db.prepare(
+      `SELECT seq, kind, id, author, message, old_author, old_message
+       FROM message_changes WHERE seq > ? ORDER BY seq LIMIT ?`,
+    ),
+    changeRange: db.prepare(
+      `SELECT COALESCE(MIN(seq), 0) AS oldest, COALESCE(MAX(seq), 0) AS newest
+       FROM message_changes`,
+    ),
+    forgetChanges: db.prepare("DELETE FROM message_changes WHERE seq <= ?"),
   };
   // List queries are built from a few shapes: their statements are kept by text.
   const prepared = new Map<string, ReturnType<typeof db.prepare>>();
@@ -202,12 +246,62 @@ export function openSqliteMessageStore(
       }
       return changes;
     },
+    changesAfter: (seq, limit) =>
+      settled(() =>
+        statements.changesAfter.all(seq, limit).map((value) =>
+          changeRow(value as unknown as ChangeRow)
+        )
+      ),
+    changeRange: () =>
+      settled(() => {
+        const { oldest, newest } = statements.changeRange.get() as {
+          oldest: number;
+          newest: number;
+        };
+        return { oldest: Number(oldest), newest: Number(newest) };
+      }),
+    forgetChanges: (seq) =>
+      settled(() => {
+        statements.forgetChanges.run(seq);
+      }),
     close: () =>
       settled(() => {
         clearTimeout(trusted);
         db.close();
       }),
   };
+}
+
+/** A row of the change table. */
+interface ChangeRow {
+  seq: number;
+  kind: MessageChangeKind;
+  id: number;
+  author: string;
+  message: string;
+  old_author: string | null;
+  old_message: string | null;
+}
+
+function changeRow(value: ChangeRow): MessageChange {
+  const record = {
+    id: Number(value.id),
+    author: value.author,
+    message: value.message,
+  };
+  const change: MessageChange = {
+    seq: Number(value.seq),
+    kind: value.kind,
+    record,
+  };
+  if (value.old_author !== null && value.old_message !== null) {
+    change.previous = {
+      id: record.id,
+      author: value.old_author,
+      message: value.old_message,
+    };
+  }
+  return change;
 }
 
 /** SQLite's SQL: text compares by UTF-8 bytes (code points); `homewire_fold` is `foldCase`. */
@@ -233,6 +327,7 @@ function openDatabase(path: string): DatabaseSync {
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec(SCHEMA);
+    for (const statement of CHANGES_SCHEMA) db.exec(statement);
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   } catch (error) {
     db.close();

@@ -15,7 +15,10 @@ import { createUpstream } from "../../lib/http1/upstream.ts";
 import { resolveTarget } from "./resolve_target.ts";
 import { declaresBody } from "./_headers.ts";
 import type { ProxyRoute } from "./routes.ts";
-import { type AllowedOrigins, parseAllowOrigin } from "./allow_origin.ts";
+import {
+  type AllowedOrigins,
+  parseAllowOrigin,
+} from "../../lib/allow_origin.ts";
 import { createOriginPolicy, type OriginPolicy } from "./origin_policy.ts";
 import { corsHeaders, preflight, withCors } from "./cors.ts";
 import type { AdditionsByRoute } from "./route_additions.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { AllowedOrigins } from "./allow_origin.ts";
+import type { AllowedOrigins } from "../../lib/allow_origin.ts";
 
 const ALLOW_ORIGIN = "access-control-allow-origin";
 const EXPOSE_HEADERS = "access-control-expose-headers";

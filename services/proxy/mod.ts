@@ -15,7 +15,7 @@ import {
 } from "../../lib/serve.ts";
 import { defineRole } from "../../lib/role.ts";
 import { choice, durationMs, integer } from "../../lib/setting_kinds.ts";
-import { allowOrigin } from "./allow_origin.ts";
+import { allowOrigin } from "../../lib/allow_origin.ts";
 import { createProxyApp } from "./app.ts";
 import { corsHeaders, fallbackOrigin } from "./cors.ts";
 import { createHttp1Client } from "../../lib/http1/client.ts";
@@ -44,6 +44,7 @@ export const proxyRole = defineRole({
     PROXY_ALLOW_ORIGIN: allowOrigin({
       description:
         "* (any page), or the origins whose pages may read the answers, comma-separated (https://app.example.com,http://127.0.0.1:5173); others get 403. No authentication",
+      default: "*",
     }),
     PROXY_TIMEOUT_MS: durationMs({
       description:

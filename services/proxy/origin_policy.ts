@@ -7,7 +7,7 @@
  * @module
  */
 import { preview } from "../../lib/preview.ts";
-import type { AllowedOrigins } from "./allow_origin.ts";
+import type { AllowedOrigins } from "../../lib/allow_origin.ts";
 import { fallbackOrigin, setAllowOrigin } from "./cors.ts";
 
 /** The origin rule of the proxy. */

@@ -1,10 +1,10 @@
 /**
- * The `PROXY_ALLOW_ORIGIN` setting: `*`, or the list of origins whose pages may
- * read the proxy's answers.
+ * Settings naming which origins' pages may read a role's responses
+ * (`PROXY_ALLOW_ORIGIN`, `MESSAGES_ALLOW_ORIGIN`): `*`, or a list of origins.
  *
  * @module
  */
-import { custom, type Setting } from "../../lib/settings.ts";
+import { custom, type Setting, type SettingOptions } from "./settings.ts";
 
 /** `*` (any origin), or the exact origins allowed, as browsers send them in `Origin`. */
 export type AllowedOrigins = "*" | readonly string[];
@@ -69,12 +69,20 @@ function originProblem(entry: string): string | undefined {
   return `"${entry}" is not an origin as the browser sends it: scheme, host and port only${hint}`;
 }
 
-/** The setting, default `*`. */
+/**
+ * The setting: `*` or a list of origins, read by {@linkcode parseAllowOrigin};
+ * `default` as given (none: required, or wrap it in `optional`).
+ *
+ * @example
+ * ```ts
+ * allowOrigin({ description: "Origins whose pages may read responses", default: "*" });
+ * ```
+ */
 export function allowOrigin(
-  options: { description: string },
+  options: SettingOptions<AllowedOrigins>,
 ): Setting<AllowedOrigins> {
   return custom<AllowedOrigins>(
-    { ...options, default: "*" },
+    options,
     parseAllowOrigin,
     (value) => value === "*" ? "*" : value.join(","),
   );

@@ -1,0 +1,160 @@
+import assert from "node:assert/strict";
+import { createMemoryLog } from "../../lib/testing.ts";
+import { type ChangeFeedOptions, createChangeFeed } from "./change_feed.ts";
+import { openSqliteMessageStore } from "./sqlite_message_store.ts";
+import { readEvents } from "./_test_events.ts";
+import type { MessageFilter } from "./list_query.ts";
+
+function setup(options: Partial<ChangeFeedOptions> = {}) {
+  const store = openSqliteMessageStore(":memory:");
+  const feed = createChangeFeed({
+    store,
+    log: createMemoryLog(),
+    pollMs: 1,
+    ...options,
+  });
+  const subscribe = (filter: MessageFilter = {}, lastEventId?: number) =>
+    readEvents(feed.subscribe(filter, lastEventId));
+  return {
+    store,
+    feed,
+    subscribe,
+    async [Symbol.asyncDispose]() {
+      feed.close();
+      await store.close();
+    },
+  };
+}
+
+const json = (data: string) => JSON.parse(data);
+
+Deno.test("createChangeFeed() sends created, updated and deleted in order, with ids", async () => {
+  await using s = setup();
+  const events = s.subscribe();
+  // The stream starts with retry: and the id to resume from.
+  await waitUntil(() => s.feed.subscribers === 1);
+  await s.store.create({ author: "ada", message: "one" });
+  await s.store.create({ author: "bob", message: "two" });
+  await s.store.update(1, { message: "uno" });
+  await s.store.delete(2);
+  const got = await events.take(4);
+  assert.deepEqual(got.map((e) => [e.event, e.id, json(e.data)]), [
+    ["created", "1", { id: 1, author: "ada", message: "one" }],
+    ["created", "2", { id: 2, author: "bob", message: "two" }],
+    ["updated", "3", { id: 1, author: "ada", message: "uno" }],
+    ["deleted", "4", { id: 2 }],
+  ]);
+  assert.equal(events.retry, "2000");
+  await events.cancel();
+  await waitUntil(() => s.feed.subscribers === 0);
+});
+
+Deno.test("createChangeFeed() applies the list filter, a record leaving it is deleted", async () => {
+  await using s = setup();
+  const bob = s.subscribe({ authorLike: ["bo"] });
+  await waitUntil(() => s.feed.subscribers === 1);
+  await s.store.create({ author: "Bob", message: "a" }); // 1
+  await s.store.create({ author: "ada", message: "b" }); // 2
+  await s.store.update(2, { message: "c" }); // 3: not bob's
+  await s.store.update(1, { author: "zed" }); // 4: leaves the filter
+  await s.store.update(2, { author: "bobby" }); // 5: enters it
+  await s.store.delete(2); // 6
+  const got = await bob.take(4);
+  assert.deepEqual(got.map((e) => [e.event, e.id, json(e.data)]), [
+    ["created", "1", { id: 1, author: "Bob", message: "a" }],
+    ["deleted", "4", { id: 1 }],
+    ["updated", "5", { id: 2, author: "bobby", message: "c" }],
+    ["deleted", "6", { id: 2 }],
+  ]);
+  await bob.cancel();
+});
+
+Deno.test("createChangeFeed() resumes after Last-Event-ID, then goes on live", async () => {
+  await using s = setup();
+  for (let i = 1; i <= 5; i++) {
+    await s.store.create({ author: "a", message: `m${i}` });
+  }
+  const resumed = s.subscribe({}, 2);
+  const first = await resumed.take(3);
+  assert.deepEqual(first.map((e) => e.id), ["3", "4", "5"]);
+  await s.store.create({ author: "a", message: "m6" });
+  assert.equal((await resumed.next()).id, "6");
+  await resumed.cancel();
+  // Nothing missed and nothing new: no event, the resume point stays.
+  const current = s.subscribe({}, 6);
+  await assert.rejects(() => current.next(100), /no event/);
+  await current.cancel();
+});
+
+Deno.test("createChangeFeed() starts with reset when the change is no longer kept", async () => {
+  await using s = setup({ keep: 3 });
+  const watcher = s.subscribe();
+  await waitUntil(() => s.feed.subscribers === 1);
+  for (let i = 1; i <= 10; i++) {
+    await s.store.create({ author: "a", message: `m${i}` });
+  }
+  assert.equal((await watcher.take(10)).at(-1)!.id, "10");
+  await waitUntil(async () => (await s.store.changeRange()).oldest >= 7);
+  const old = s.subscribe({}, 2);
+  const reset = await old.next();
+  assert.equal(reset.event, "reset");
+  assert.equal(reset.id, "10");
+  await s.store.create({ author: "a", message: "m11" });
+  assert.equal((await old.next()).id, "11");
+  // Still kept: resumed without reset.
+  const kept = s.subscribe({}, 8);
+  assert.deepEqual((await kept.take(3)).map((e) => e.id), ["9", "10", "11"]);
+  // From another database's numbering (ahead of this one): reset.
+  const ahead = s.subscribe({}, 500);
+  assert.equal((await ahead.next()).event, "reset");
+  for (const r of [watcher, old, kept, ahead]) await r.cancel();
+});
+
+Deno.test("createChangeFeed() closes a subscriber that does not read past its queue", async () => {
+  await using s = setup({ queueBytes: 4096 });
+  const slow = s.feed.subscribe({}, undefined);
+  const reader = readEvents(s.feed.subscribe({}, undefined));
+  await waitUntil(() => s.feed.subscribers === 2);
+  for (let i = 1; i <= 100; i++) {
+    await s.store.create({ author: "a", message: "x".repeat(100) });
+  }
+  // A burst may pass the bound; a subscriber still past it at the next change is
+  // dropped, its queue freed, while the one reading gets everything.
+  assert.equal((await reader.take(100)).at(-1)!.id, "100");
+  assert.equal(s.feed.subscribers, 2);
+  await s.store.create({ author: "a", message: "next" });
+  assert.equal((await reader.next()).id, "101");
+  await waitUntil(() => s.feed.subscribers === 1);
+  await assert.rejects(() => slow.getReader().read(), /too slow/);
+  await reader.cancel();
+});
+
+Deno.test("createChangeFeed() sends a comment line to idle streams", async () => {
+  await using s = setup({ heartbeatMs: 20 });
+  const idle = s.subscribe();
+  await waitUntil(() => idle.comments === 0 && s.feed.subscribers === 1);
+  await assert.rejects(() => idle.next(120), /no event/);
+  assert.ok(idle.comments >= 2, `${idle.comments} comments`);
+  await idle.cancel();
+});
+
+Deno.test("createChangeFeed() ends every stream on close", async () => {
+  const store = openSqliteMessageStore(":memory:");
+  const feed = createChangeFeed({ store, log: createMemoryLog(), pollMs: 1 });
+  const events = readEvents(feed.subscribe({}, undefined));
+  await waitUntil(() => feed.subscribers === 1);
+  feed.close();
+  await assert.rejects(() => events.next(), /stream ended/);
+  await store.close();
+});
+
+async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 3000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!await check()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}

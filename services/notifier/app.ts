@@ -1,6 +1,7 @@
 /**
  * The notifier's HTTP app: `GET /` usage, the original `GET /note/{title}/{body}` and
- * the Apprise-API-compatible `POST /notify`.
+ * the Apprise-API-compatible `POST /notify`, and Alertmanager's webhook
+ * `POST /notify/alertmanager`.
  *
  * @module
  */
@@ -13,6 +14,10 @@ import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { preview } from "../../lib/preview.ts";
 import type { Notify } from "./notify.ts";
 import { readNotifyPayload } from "./notify_payload.ts";
+import {
+  ALERTMANAGER_MAX_BYTES,
+  readAlertmanagerNote,
+} from "./alertmanager_note.ts";
 import type { Message } from "./targets/mod.ts";
 
 /** The text answered by `GET /`. */
@@ -39,6 +44,9 @@ export interface NotifierAppOptions {
 
 /**
  * Returns the notifier's HTTP app.
+ *
+ * `POST /notify/alertmanager` takes Alertmanager's webhook payload (version 4, up to
+ * 1 MiB) and sends one note per notification (see `alertmanagerNote`).
  *
  * `GET /note/{title}/{body}` takes percent-decoded path segments (`%2F` is a slash in
  * the text, `+` stays a plus); `POST /notify` (and `/notify/`) takes the Apprise API's
@@ -67,6 +75,7 @@ export function createNotifierApp(options: NotifierAppOptions): Hono {
     app.use("/note/*", auth);
     app.use("/notify", auth);
     app.use("/notify/", auth);
+    app.use("/notify/alertmanager", auth);
   }
   app.all("/note/*", async (c) => {
     if (c.req.method !== "GET") {
@@ -93,6 +102,14 @@ export function createNotifierApp(options: NotifierAppOptions): Hono {
       return await send(c, message, tag);
     });
   }
+
+  // Alertmanager's webhook: `?tag=` selects the targets, as `tag` does above.
+  app.post(
+    "/notify/alertmanager",
+    limitBody(ALERTMANAGER_MAX_BYTES),
+    async (c) =>
+      await send(c, await readAlertmanagerNote(c, limits), c.req.query("tag")),
+  );
 
   async function send(c: Context, message: Message, tag?: string) {
     const outcome = await options.notify(message, tag);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, when missing, everything `deno task test` needs on a Debian machine:
 # Deno (from the npm registry), and Debian's influxdb, victoria-metrics, chromium, openssl,
-# postgresql, mosquitto and apprise for the real-server, browser and oracle suites,
+# postgresql, mosquitto, apprise, prometheus (with promtool) and prometheus-alertmanager
+# for the real-server, browser and oracle suites,
 # qemu-user-static with the arm64 C libraries and the arm64 Deno of our Deno version (from
 # the npm registry, into .cache/aarch64/) for the aarch64 suite, and systemd-analyze for
 # the unit-file check. Safe to run again: it skips what is there.
@@ -27,16 +28,28 @@ command -v qemu-aarch64-static >/dev/null 2>&1 || missing+=(qemu-user-static) # 
 [ -e /usr/aarch64-linux-gnu/lib/libstdc++.so.6 ] || missing+=(libstdc++6-arm64-cross)
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd) # deploy/ unit files
 command -v npm >/dev/null 2>&1 || missing+=(npm) # fetches Deno and the arm64 Deno below
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus) # metrics: promtool, the scrape suite
+command -v prometheus-alertmanager >/dev/null 2>&1 || missing+=(prometheus-alertmanager) # the notifier's webhook
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "install_deps: installing Debian packages: ${missing[*]}"
   as_root apt-get update -qq
+  # No package may start its service (prometheus, alertmanager, ...): the tests
+  # start their own on free ports. A policy-rc.d refusing every start is laid for
+  # the install when the machine has none.
+  policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null
+    as_root chmod 0755 "$policy"
+  fi
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  if [ -n "$policy" ]; then as_root rm -f "$policy"; fi
 else
-  echo "install_deps: Debian packages already installed (influxdb, victoria-metrics, chromium, openssl, postgresql, mosquitto, apprise, qemu-user-static, libc6-arm64-cross, libstdc++6-arm64-cross, systemd, npm)"
+  echo "install_deps: Debian packages already installed (influxdb, victoria-metrics, chromium, openssl, postgresql, mosquitto, apprise, qemu-user-static, libc6-arm64-cross, libstdc++6-arm64-cross, systemd, npm, prometheus, prometheus-alertmanager)"
 fi
 # The Debian packages start their services; the tests run their own instances on
 # free ports, so the system ones are not needed (failures here are harmless).
-for service in influxdb victoria-metrics postgresql mosquitto; do
+for service in influxdb victoria-metrics postgresql mosquitto prometheus prometheus-alertmanager; do
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$service" 2>/dev/null; then
     as_root systemctl stop "$service" || true
   fi

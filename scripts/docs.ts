@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { loggingSettings } from "../lib/logging.ts";
+import { processSettings } from "../program/process_settings.ts";
 import {
   envExample,
   SETTINGS_BEGIN,
@@ -28,7 +28,7 @@ export interface SettingsPage {
 /** The settings every role shares, documented on `docs/running.md`. */
 export const SHARED_SECTION: SettingsSection = {
   name: "all roles",
-  settings: loggingSettings,
+  settings: processSettings,
 };
 
 /** Every page with a generated settings table: one per role, and the shared page. */

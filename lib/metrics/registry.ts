@@ -105,6 +105,20 @@ export interface MetricsRegistry {
   beforeScrape(hook: () => void | Promise<void>): void;
   /** Runs the hooks, then writes every family in `format`. */
   render(format?: ExpositionFormat): Promise<string>;
+  /** Every family registered: name, type, help and label names (for docs). */
+  families(): FamilyDescription[];
+}
+
+/** A registered family, as {@linkcode MetricsRegistry.families} lists it. */
+export interface FamilyDescription {
+  /** Its name (a counter's with `_total`). */
+  readonly name: string;
+  /** Its type. */
+  readonly type: MetricType;
+  /** Its help text. */
+  readonly help: string;
+  /** Its label names, those of the view first. */
+  readonly labels: readonly string[];
 }
 
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -315,6 +329,14 @@ export function createRegistry(): MetricsRegistry {
           }
         }));
         return renderFamilies([...families.values()].map(snapshot), format);
+      },
+      families() {
+        return [...families.values()].map((f) => ({
+          name: f.name,
+          type: f.type,
+          help: f.help,
+          labels: f.labels,
+        }));
       },
     };
     return registry;

@@ -16,7 +16,7 @@
 import { combinationProblems, parseCommandLine } from "./program/cli.ts";
 import { EnvFileError, loadEnv } from "./program/env_file.ts";
 import { helpText } from "./program/help.ts";
-import { createLog, errorText, type Log } from "./lib/log.ts";
+import { createLog, errorText } from "./lib/log.ts";
 import { configureLogging } from "./lib/logging.ts";
 import type { RoleDescriptor, RunningRole } from "./lib/role.ts";
 import type { RunningServer } from "./lib/serve.ts";

@@ -16,6 +16,10 @@ import {
   withSettingsTable,
 } from "../program/settings_docs.ts";
 import { ROLES } from "../program/roles.ts";
+import { seriesTable, withSeriesTable } from "../program/series_docs.ts";
+
+/** The page holding the generated series table ("Watching homewire"). */
+export const SERIES_PAGE = "docs/running.md";
 
 /** A page whose settings table is generated, and the settings it shows. */
 export interface SettingsPage {
@@ -71,6 +75,10 @@ export async function expectedFiles(root: URL): Promise<Map<string, string>> {
       throw new Error(`${page.path}: ${(error as Error).message}`);
     }
   }
+  files.set(
+    SERIES_PAGE,
+    withSeriesTable(files.get(SERIES_PAGE)!, seriesTable(ROLES)),
+  );
   files.set(
     ".env.example",
     envExample([

@@ -15,10 +15,7 @@ import {
 import { readinessProblem } from "../lib/readyz.ts";
 import type { RunningRole } from "../lib/role.ts";
 import { type RunningServer, serveApp } from "../lib/serve.ts";
-import config from "../deno.json" with { type: "json" };
-
-/** The version `homewire_build_info` reports. */
-export const VERSION: string = config.version;
+import { VERSION } from "./version.ts";
 
 /** The roles of the process as they start: each is "starting" until it is given. */
 export interface RoleStates {

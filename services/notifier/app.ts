@@ -12,6 +12,9 @@ import { createHttpApp, limitBody } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
 import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { preview } from "../../lib/preview.ts";
+import { httpMetrics } from "../../lib/metrics/http_metrics.ts";
+import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
+import { readyzHandler } from "../../lib/readyz.ts";
 import type { Notify } from "./notify.ts";
 import { readNotifyPayload } from "./notify_payload.ts";
 import {
@@ -40,6 +43,8 @@ export interface NotifierAppOptions {
   maxTitleLength?: number;
   /** Longest body, in characters. @default 4096 */
   maxBodyLength?: number;
+  /** The role's metrics: every request counted and timed. @default none */
+  metrics?: MetricsRegistry;
 }
 
 /**
@@ -66,6 +71,9 @@ export function createNotifierApp(options: NotifierAppOptions): Hono {
     body: options.maxBodyLength ?? 4096,
   };
   const app = createHttpApp({ log: options.log });
+  if (options.metrics) app.use(httpMetrics(options.metrics));
+  // Ready once started: a target that fails is the note's outcome, not the role's.
+  app.get("/readyz", readyzHandler(() => undefined));
   app.get("/", (c) => c.text(NOTIFIER_USAGE));
   if (options.token !== undefined) {
     const auth = requireBearer({

@@ -180,6 +180,7 @@ export const notifierRole: RoleDescriptor = defineRole({
         targets[0]!.target.scheme === "pbul",
       token: settings.NOTIFIER_TOKEN,
       log,
+      metrics: registry,
     });
     const server = serveApp(app, {
       ...listenAt("NOTIFIER", settings),

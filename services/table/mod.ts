@@ -76,6 +76,7 @@ export function startTable(
     loadTable,
     log,
     refreshMs: settings.TABLE_REFRESH_MS,
+    metrics,
   });
   const server = serveApp(app, {
     ...listenAt("TABLE", settings),

@@ -30,6 +30,10 @@ import { parseListQuery } from "./list_query.ts";
 import { pageLinks } from "./page_links.ts";
 import { messagesOpenApi, OPENAPI_PATH } from "./openapi.ts";
 import { unavailableWhenBusy } from "./_unavailable_when_busy.ts";
+import { storeReadiness } from "./measured_store.ts";
+import { httpMetrics } from "../../lib/metrics/http_metrics.ts";
+import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
+import { readyzHandler } from "../../lib/readyz.ts";
 
 /** Where the records live. Paths are defined without a trailing slash. */
 export const MESSAGES_PATH = "/api/message/resource";
@@ -48,6 +52,8 @@ export interface MessagesAppOptions {
   log: Log;
   /** When set, create, update and delete require `Authorization: Bearer <token>`. */
   token?: string;
+  /** The role's metrics: every request counted and timed. @default none */
+  metrics?: MetricsRegistry;
 }
 
 /**
@@ -78,6 +84,9 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
     allowedMethods,
     headLength: false,
   });
+  if (options.metrics) app.use(httpMetrics(options.metrics));
+  // Ready when the store answers a read.
+  app.get("/readyz", readyzHandler(() => storeReadiness(options.store)));
   const item = `${MESSAGES_PATH}/:id`;
   const writeMethods = ["POST", "PUT", "PATCH", "DELETE"];
   const paths = [MESSAGES_PATH, item];

@@ -7,6 +7,11 @@
  *
  * @module
  */
+import {
+  measuredStore,
+  storeReadiness,
+  storeSeries,
+} from "./measured_store.ts";
 import { listenAt, listenSettings, serveApp } from "../../lib/serve.ts";
 import { defineRole } from "../../lib/role.ts";
 import { optional } from "../../lib/settings.ts";
@@ -35,7 +40,10 @@ export const messagesRole = defineRole({
         "Bearer token required to create, update and delete (reads stay open)",
     })),
   },
-  async start(settings, { log }) {
+  series: (registry) => {
+    storeSeries(registry);
+  },
+  async start(settings, { log, metrics }) {
     const db = settings.MESSAGES_DB;
     const shown = maskPassword(db);
     let store: MessageStore;
@@ -55,10 +63,12 @@ export const messagesRole = defineRole({
       );
     }
     try {
+      const kind = isPostgresUrl(db) ? "postgres" : "sqlite";
       const app = createMessagesApp({
-        store,
+        store: metrics ? measuredStore(store, metrics, kind) : store,
         log,
         token: settings.MESSAGES_TOKEN,
+        metrics,
       });
       const server = serveApp(app, {
         ...listenAt("MESSAGES", settings),
@@ -66,6 +76,7 @@ export const messagesRole = defineRole({
         name: "messages",
       });
       return {
+        ready: () => storeReadiness(store),
         async stop() {
           await server.stop();
           await store.close();

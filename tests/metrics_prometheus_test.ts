@@ -166,7 +166,7 @@ Deno.test({
       const created = await fetch(`${messages}/api/message/resource`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ message: "hello" }),
+        body: JSON.stringify({ author: "test", message: "hello" }),
       });
       assert.equal(created.status, 201);
       await created.body?.cancel();

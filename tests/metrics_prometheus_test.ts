@@ -1,19 +1,25 @@
 /**
  * Every role watched by a real Prometheus (Debian's `prometheus`, started here on a
  * free 127.0.0.1 port with a generated scrape configuration): roles started through
- * `main.ts`, several in one process (the demo set: messages, data-api, table) and
- * one per process (proxy, notifier), each with `METRICS_PORT`. After traffic (hostile
- * paths included), `promtool check metrics` accepts every `/metrics` output, and the
- * series are read back through Prometheus' query API.
+ * `main.ts`, several in one process (the demo set: messages, data-api, table; the
+ * collector and the forwarder) and one per process (proxy, notifier), each with
+ * `METRICS_PORT`. After traffic (hostile paths included), `promtool check metrics`
+ * accepts every `/metrics` output, and the series are read back through
+ * Prometheus' query API. The upstream stand-in also plays the ntfy server, the
+ * forwarder's endpoint and the collector's InfluxDB write endpoint (it accepts
+ * anything); the queue is a real fauxqs.
  */
 import assert from "node:assert/strict";
 import {
   freePort,
   type MainProcess,
+  makeFakeIio,
   requireBinary,
   startMain,
 } from "./_helpers.ts";
 import { startServerProcess } from "./_server_process.ts";
+import { startFauxqs } from "./_fauxqs.ts";
+import { startWeatherStandIn } from "../services/collector/_weather_stand_in.ts";
 
 const prometheus = requireBinary("prometheus");
 const promtool = requireBinary("promtool");
@@ -96,7 +102,13 @@ Deno.test({
   async fn(t) {
     assert.ok(prometheus.path && promtool.path, "prometheus is not installed");
     const upstream = upstreamStandIn();
+    const weather = startWeatherStandIn();
+    const iio = await makeFakeIio();
+    const fauxqs = await startFauxqs();
+    const queue = await fauxqs.createQueue("watched");
+    await fauxqs.send(queue, ["one", "two"]);
     const ports = {
+      pair: freePort(),
       demo: freePort(),
       proxy: freePort(),
       notifier: freePort(),
@@ -134,12 +146,27 @@ Deno.test({
       NOTIFIER_PORT: String(ports.notifierHttp),
       NOTIFIER_URLS: `ntfy://${upstream.url.slice(7)}/alerts`,
     });
+    const pair = start(["collector", "forwarder"], {
+      METRICS_PORT: String(ports.pair),
+      TSDB_HOST: "127.0.0.1",
+      TSDB_PORT: upstream.url.split(":")[2]!,
+      TSDB_BUFFER_PATH: ":memory:",
+      WEATHER_BASE_URL: weather.url,
+      WEATHER_API_KEY: "k3y",
+      PRESSURE_SENSOR: "iio",
+      PRESSURE_IIO_ROOT: iio,
+      ...fauxqs.env(queue),
+      HTTP_ENDPOINT: `${upstream.url}/hook`,
+      AUTH_BEARER_TOKEN: "Bearer hook",
+      QUEUE_WAIT_TIME_SECONDS: "1",
+    });
     let server: Awaited<ReturnType<typeof startServerProcess>> | undefined;
     try {
       await demo.waitFor(/Demo running/);
       await proxy.waitFor(/proxy listening on/);
       await notifier.waitFor(/notifier listening on/);
-      const targets = [ports.demo, ports.proxy, ports.notifier];
+      await pair.waitFor(/metrics listening on/);
+      const targets = [ports.demo, ports.proxy, ports.notifier, ports.pair];
 
       await t.step(
         "every role answers /readyz, the metrics endpoint too",
@@ -237,7 +264,7 @@ Deno.test({
         await queryUntil(
           base,
           'up{job="homewire"}',
-          (v) => v.length === 3 && v.every((s) => s.value === 1),
+          (v) => v.length === 4 && v.every((s) => s.value === 1),
         );
       });
 
@@ -307,36 +334,77 @@ Deno.test({
           );
           const ready = await queryUntil(
             base,
-            "homewire_ready",
-            (v) => v.length === 5,
+            "homewire_ready == 1",
+            (v) => v.length === 7,
           );
           assert.deepEqual(
-            ready.map((s) => [s.metric.role, s.value]).sort(),
+            ready.map((s) => s.metric.role).sort(),
             [
-              ["data-api", 1],
-              ["messages", 1],
-              ["notifier", 1],
-              ["proxy", 1],
-              ["table", 1],
+              "collector",
+              "data-api",
+              "forwarder",
+              "messages",
+              "notifier",
+              "proxy",
+              "table",
             ],
           );
           const memory = await queryUntil(
             base,
             "process_resident_memory_bytes",
-            (v) => v.length === 3,
+            (v) => v.length === 4,
           );
           assert.ok(memory.every((s) => s.value > 10_000_000));
           await queryUntil(
             base,
             'homewire_build_info{version=~".+"}',
-            (v) => v.length === 3,
+            (v) => v.length === 4,
           );
         },
       );
+
+      await t.step("the collector's and the forwarder's series", async () => {
+        await queryUntil(
+          base,
+          'homewire_sensor_pressure_pascals{role="collector",sensor="in"}',
+          (v) => v.some((s) => Math.abs(s.value - 101325) < 0.01),
+        );
+        await queryUntil(
+          base,
+          'homewire_sensor_temperature_celsius{role="collector",sensor="out",location="out"}',
+          (v) => v.length === 1,
+        );
+        await queryUntil(
+          base,
+          'homewire_collector_passes_total{outcome="collected"}',
+          (v) => v.some((s) => s.value >= 1),
+        );
+        await queryUntil(
+          base,
+          "time() - homewire_collector_last_write_timestamp_seconds < 120",
+          (v) => v.length === 1,
+        );
+        await queryUntil(
+          base,
+          'homewire_forwarder_messages_deleted_total{role="forwarder"}',
+          (v) => v.some((s) => s.value === 2),
+        );
+        await queryUntil(
+          base,
+          "time() - homewire_forwarder_last_receive_timestamp_seconds < 60",
+          (v) => v.length === 1,
+        );
+      });
     } finally {
       await server?.stop();
-      for (const main of processes) assert.equal(await main.stop(), 0);
+            for (const main of processes) {
+        const code = await main.stop();
+        assert.equal(code, 0, main.stderr.join("\n"));
+      }
       await upstream.close();
+      await weather.close();
+      await fauxqs.stop();
+      await Deno.remove(iio, { recursive: true });
     }
   },
 });

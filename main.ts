@@ -18,7 +18,11 @@ import { EnvFileError, loadEnv } from "./program/env_file.ts";
 import { helpText } from "./program/help.ts";
 import { createLog, errorText } from "./lib/log.ts";
 import { configureLogging } from "./lib/logging.ts";
-import type { RoleDescriptor, RunningRole } from "./lib/role.ts";
+import {
+  EXIT_USAGE,
+  type RoleDescriptor,
+  type RunningRole,
+} from "./lib/role.ts";
 import type { RunningServer } from "./lib/serve.ts";
 import { parseSettings, SettingsError } from "./lib/settings.ts";
 import { DEMO_ROLES, demoBanner, demoEnv } from "./program/demo.ts";
@@ -29,9 +33,6 @@ import {
   serveMetrics,
 } from "./program/metrics_endpoint.ts";
 import { processSettings } from "./program/process_settings.ts";
-
-/** Exit code for a bad command line or bad settings. */
-export const EXIT_USAGE = 2;
 
 /** What {@linkcode main} needs from the outside world. */
 export interface MainOptions {

@@ -49,7 +49,7 @@ export async function compareClients(): Promise<void> {
   });
   const calls: Record<"ours" | "undici" | "fetch", Call> = {
     async ours() {
-      const answer = await ours.call(url);
+      const answer = await ours.request(url);
       if (answer.body instanceof ReadableStream) {
         await new Response(answer.body).arrayBuffer();
       }

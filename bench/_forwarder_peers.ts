@@ -19,6 +19,7 @@ import {
   SQSClient,
 } from "@aws-sdk/client-sqs";
 import { createHttp1Client } from "../lib/http1/client.ts";
+import { exchangeOver } from "../lib/http1/exchange.ts";
 import { createSqsClient } from "../services/forwarder/sqs_client.ts";
 import { createMemoryLog } from "../lib/testing.ts";
 
@@ -43,7 +44,7 @@ function forwarderSqs(endpoint: string, queueUrl: string): SQSClient {
       QUEUE_SECRET_ACCESS_KEY: "bench",
     },
     createMemoryLog(),
-    createHttp1Client().exchange,
+    exchangeOver(createHttp1Client().request),
   );
 }
 

@@ -1,5 +1,5 @@
 /**
- * The one bearer-token rule of the roles that take a token from their callers.
+ * The one bearer-token rule of the roles that take a token from their clients.
  *
  * @module
  */
@@ -47,21 +47,21 @@ export function createBearerCheck(
 
 /** Options of {@linkcode requireBearer}. */
 export interface RequireBearerOptions {
-  /** The token callers must send. */
+  /** The token clients must send. */
   token: string;
   /** How strictly the header is read (see {@linkcode BearerSchemeCase}). */
   schemeCase: BearerSchemeCase;
   /** The realm named in `WWW-Authenticate`. @default none */
   realm?: string;
   /**
-   * The answer to a request without the token.
+   * The response to a request without the token.
    * @default 401 `{"message": "Missing or invalid token: send Authorization: Bearer <token>"}`
    */
   unauthorized?: (c: Context) => Response;
 }
 
 /**
- * Middleware answering 401 (with `WWW-Authenticate: Bearer`) unless the request
+ * Middleware responding 401 (with `WWW-Authenticate: Bearer`) unless the request
  * carries the bearer token; the next handler runs otherwise.
  *
  * @example

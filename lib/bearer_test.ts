@@ -68,7 +68,7 @@ Deno.test("createBearerCheck() with any case reads the header as RFC 9110 does",
   }
 });
 
-Deno.test("requireBearer() answers 401 with a challenge unless the token comes", async (t) => {
+Deno.test("requireBearer() responds 401 with a challenge unless the token comes", async (t) => {
   const app = new Hono();
   app.use(requireBearer({ token: "tok", schemeCase: "any-case", realm: "x" }));
   app.get("/", (c) => c.text("in"));
@@ -87,7 +87,7 @@ Deno.test("requireBearer() answers 401 with a challenge unless the token comes",
     assert.equal(response.status, 200);
     assert.equal(await response.text(), "in");
   });
-  await t.step("a custom answer", async () => {
+  await t.step("a custom response", async () => {
     const custom = new Hono();
     custom.use(requireBearer({
       token: "tok",

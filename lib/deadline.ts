@@ -77,10 +77,30 @@ export function raceSignal<T>(
 }
 
 /**
+ * The time limit of {@linkcode withDeadline} ran out; `code` is `"TIMEOUT"`.
+ *
+ * @example
+ * ```ts
+ * const error = new DeadlineError("No reply within 30000 ms");
+ * error.code; // "TIMEOUT"
+ * ```
+ */
+export class DeadlineError extends Error {
+  /** `"TIMEOUT"`. */
+  readonly code = "TIMEOUT";
+  /** Builds the error; `message` says which limit ran out. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "DeadlineError";
+  }
+}
+
+/**
  * Runs `work` with a signal that aborts after `ms` or when `parent` aborts. When the
- * time limit is what stopped it, the rejection is `new Error(timeoutMessage)`, with the
- * original error as its cause unless that is only the time-out itself; any other
- * outcome passes through unchanged.
+ * time limit is what stopped it, the rejection is a {@linkcode DeadlineError} of
+ * `timeoutMessage`, with the original error as its cause unless that is only the
+ * time-out itself; any other outcome passes through unchanged. Work that does not
+ * heed the signal can be raced against it: `(signal) => raceSignal(work(), signal)`.
  *
  * @example
  * ```ts
@@ -105,8 +125,8 @@ export async function withDeadline<T>(
   } catch (error) {
     if (limit.expired()) {
       throw error === limit.signal.reason
-        ? new Error(timeoutMessage)
-        : new Error(timeoutMessage, { cause: error });
+        ? new DeadlineError(timeoutMessage)
+        : new DeadlineError(timeoutMessage, { cause: error });
     }
     throw error;
   } finally {

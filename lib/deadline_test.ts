@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { deadline, raceSignal, withDeadline } from "./deadline.ts";
+import {
+  deadline,
+  DeadlineError,
+  raceSignal,
+  withDeadline,
+} from "./deadline.ts";
 
 const never = (signal: AbortSignal) =>
   new Promise<never>((_, reject) =>
@@ -10,6 +15,8 @@ Deno.test("withDeadline() rejects with the time-out message alone", async () => 
   await assert.rejects(
     withDeadline(20, undefined, never, "No reply within 20 ms"),
     (error: Error) => {
+      assert.ok(error instanceof DeadlineError);
+      assert.equal(error.code, "TIMEOUT");
       assert.equal(error.message, "No reply within 20 ms");
       assert.equal(error.cause, undefined);
       return true;
@@ -54,4 +61,16 @@ Deno.test("raceSignal() rejects when the deadline fires first", async () => {
   );
   assert.equal(limit.expired(), true);
   limit.clear();
+});
+
+Deno.test("withDeadline() over raceSignal() bounds work that ignores the signal", async () => {
+  await assert.rejects(
+    withDeadline(
+      20,
+      undefined,
+      (signal) => raceSignal(new Promise<never>(() => {}), signal),
+      "No reply within 20 ms",
+    ),
+    DeadlineError,
+  );
 });

@@ -7,6 +7,7 @@
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { concatBytes } from "./concat_bytes.ts";
 import { errorText, type Log } from "./log.ts";
 import { methodNotAllowed } from "./method_not_allowed.ts";
 
@@ -290,11 +291,5 @@ async function readAtMost(
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
+  return concatBytes(chunks, size);
 }

@@ -1,5 +1,5 @@
 /**
- * The one 405 answer of every role.
+ * The one 405 response of every role.
  *
  * @module
  */
@@ -12,12 +12,12 @@ export interface MethodNotAllowedOptions {
    * @default "use " and the allowed methods
    */
   hint?: string;
-  /** Answer an empty body instead of `{"message": ...}` (the proxy does). @default false */
+  /** Respond with an empty body instead of `{"message": ...}` (the proxy does). @default false */
   emptyBody?: boolean;
 }
 
 /**
- * Answers 405 with `Allow: <allow>` and the body
+ * Responds 405 with `Allow: <allow>` and the body
  * `{"message": "Method <method> not allowed: use <allow>"}`. Headers already set on
  * the context (by middleware) are kept.
  *

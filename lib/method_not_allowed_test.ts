@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { methodNotAllowed } from "./method_not_allowed.ts";
 
-Deno.test("methodNotAllowed() answers 405 with Allow and a JSON message", async () => {
+Deno.test("methodNotAllowed() responds 405 with Allow and a JSON message", async () => {
   const app = new Hono();
   app.all("/x", (c) => methodNotAllowed(c, ["GET", "HEAD"]));
   const response = await app.request("/x", { method: "PUT" });
@@ -13,7 +13,7 @@ Deno.test("methodNotAllowed() answers 405 with Allow and a JSON message", async 
   });
 });
 
-Deno.test("methodNotAllowed() takes a hint, or answers an empty body", async () => {
+Deno.test("methodNotAllowed() takes a hint, or responds with an empty body", async () => {
   const app = new Hono();
   app.all(
     "/hint",

@@ -13,6 +13,17 @@ import {
   type SettingsOf,
 } from "./settings.ts";
 
+/**
+ * Exit code for a bad command line or bad settings (a role's own usage error too,
+ * such as the reader's missing address).
+ *
+ * @example
+ * ```ts
+ * const code: number = EXIT_USAGE; // 2
+ * ```
+ */
+export const EXIT_USAGE = 2;
+
 /** What a role is started with, besides its parsed settings. */
 export interface RoleContext {
   /** The merged environment (process environment over `.env`). */
@@ -60,8 +71,11 @@ export interface RoleDescriptor {
   readonly maxArgs: number;
   /** Command-line flags the role reads (`once` for `--once`). */
   readonly flags: readonly string[];
-  /** Whether it must be the only role of its process. */
-  readonly runsAlone: boolean;
+  /**
+   * Whether it must be the only role of its process, always or with the
+   * positional arguments given (a one-shot command of a serving role).
+   */
+  readonly runsAlone: boolean | ((args: readonly string[]) => boolean);
   /**
    * Registers every series the role exposes (no samples yet) in `registry`: what
    * the documentation lists. @default none
@@ -104,10 +118,11 @@ export interface RoleDefinition<S extends Schema> {
   /** Command-line flags the role reads (`once` for `--once`). @default none */
   flags?: readonly string[];
   /**
-   * A one-shot program whose exit code is its answer (the reader): it runs alone in
-   * its process, so no other role hides that code. @default false
+   * A one-shot program whose exit code is its verdict (the reader, `messages
+   * backup PATH`): it runs alone in its process, so no other role hides that code.
+   * A function decides from the positional arguments. @default false
    */
-  runsAlone?: boolean;
+  runsAlone?: boolean | ((args: readonly string[]) => boolean);
   /**
    * Maps positional arguments to environment overrides before parsing
    * (`table 3838 0.0.0.0 false` sets `TABLE_PORT`, `TABLE_HOST`, `TABLE_OPEN_BROWSER`).
@@ -115,15 +130,17 @@ export interface RoleDefinition<S extends Schema> {
   argsToEnv?(args: readonly string[]): Record<string, string>;
   /**
    * Problems that involve several settings together (one sentence each), reported
-   * with the others so start-up stops with exit code 2. It runs even when other
+   * with the others so start-up stops with {@linkcode EXIT_USAGE}. It runs even when other
    * settings have problems: `settings` holds those that parsed, and `failed` names
    * those that did not (so a rule can stay quiet about a setting already reported).
-   * `env` is the whole environment, for the variables of `patterns`.
+   * `env` is the whole environment, for the variables of `patterns`; `args` the
+   * positional arguments.
    */
   check?(
     settings: Partial<SettingsOf<S>>,
     failed: ReadonlySet<keyof S & string>,
     env: Env,
+    args: readonly string[],
   ): string[];
   /**
    * Registers every series the role exposes (no samples yet) in `registry`, for
@@ -181,7 +198,9 @@ export function defineRole<S extends Schema>(
           `Unexpected argument "${arg}" for role ${definition.name}: see --help for its usage`
         ),
       );
-      problems.push(...definition.check?.(values, failed, env) ?? []);
+      problems.push(
+        ...definition.check?.(values, failed, env, context.args) ?? [],
+      );
       if (problems.length > 0) throw new SettingsError(problems);
       const settings = Object.freeze(values) as SettingsOf<S>;
       return (log, metrics) =>

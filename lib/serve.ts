@@ -98,7 +98,7 @@ export interface ServeOptions {
   portSetting?: string;
   /** The setting that chose the host, named when it cannot be bound (`DATA_API_HOST`). */
   hostSetting?: string;
-  /** Headers of every answer of the app, added to the 503 given while stopping. */
+  /** Headers of every response of the app, added to the 503 given while stopping. */
   headers?: Record<string, string>;
   /** Longest wait for in-flight requests at shutdown. @default 10000 */
   shutdownTimeoutMs?: number;
@@ -137,12 +137,12 @@ export function serveApp(
   },
   options: ServeOptions,
 ): RunningServer {
-  // Requests whose handler has not answered yet. `server.shutdown()` cuts off a
-  // request body still arriving, so a stop first waits for these to answer.
+  // Requests whose handler has not responded yet. `server.shutdown()` cuts off a
+  // request body still arriving, so a stop first waits for these to respond.
   let inFlight = 0;
   let draining = false;
   let drained: (() => void) | undefined;
-  const answered = () => {
+  const responded = () => {
     if (--inFlight === 0) drained?.();
   };
   const handler = (request: Request, info: Deno.ServeHandlerInfo) => {
@@ -160,23 +160,23 @@ export function serveApp(
     try {
       result = app.fetch(request, info);
     } catch (error) {
-      answered();
+      responded();
       throw error;
     }
     if (result instanceof Promise) {
       // One derived promise per request, as `finally` alone would make.
       return result.then((response) => {
-        answered();
+        responded();
         return closingWhileDraining(response);
       }, (error) => {
-        answered();
+        responded();
         throw error;
       });
     }
-    answered();
+    responded();
     return closingWhileDraining(result);
   };
-  // An answer given once the stop has begun closes its connection: a keep-alive
+  // A response given once the stop has begun closes its connection: a keep-alive
   // client then sends its next request on a new connection, which is refused
   // before anything was sent, rather than on this one as it closes under it.
   const closingWhileDraining = (response: Response) => {
@@ -184,7 +184,7 @@ export function serveApp(
     try {
       response.headers.set("connection", "close");
     } catch {
-      // immutable headers (a `fetch` answer passed on): the close still comes
+      // immutable headers (a `fetch` response passed on): the close still comes
     }
     return response;
   };
@@ -213,11 +213,11 @@ export function serveApp(
         timer = setTimeout(() => resolve("timeout"), timeout);
       });
       draining = true;
-      const answering = inFlight === 0
+      const responding = inFlight === 0
         ? Promise.resolve()
         : new Promise<void>((resolve) => drained = resolve);
       const outcome = await Promise.race([
-        answering.then(() => server.shutdown()).then(() => "done" as const),
+        responding.then(() => server.shutdown()).then(() => "done" as const),
         expired,
       ]);
       clearTimeout(timer);
@@ -233,7 +233,7 @@ export function serveApp(
 /** Characters a Host header never holds but a URL's path, query or user part do. */
 const HOST_WITH_PATH = /[/?#@\\]/;
 
-/** The answer to a request that comes while the server is stopping. */
+/** The response to a request that comes while the server is stopping. */
 function stopping(options: ServeOptions): Response {
   return Response.json({
     message: `${options.name} is stopping: try again later`,

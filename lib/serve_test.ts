@@ -45,7 +45,7 @@ Deno.test("serveApp() lets an upload still arriving finish, and turns new reques
     port: 0,
     log,
     name: "test",
-    headers: { "x-every": "answer" },
+    headers: { "x-every": "response" },
   });
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
   const send = (text: string) => conn.write(new TextEncoder().encode(text));
@@ -59,12 +59,12 @@ Deno.test("serveApp() lets an upload still arriving finish, and turns new reques
     body: "x",
   });
   assert.equal(late.status, 503);
-  assert.equal(late.headers.get("x-every"), "answer");
+  assert.equal(late.headers.get("x-every"), "response");
   await late.body?.cancel();
   await send("67890");
-  const answer = await new Response(conn.readable).text();
-  assert.match(answer, /^HTTP\/1\.1 200 /);
-  assert.match(answer, /got 10$/);
+  const text = await new Response(conn.readable).text();
+  assert.match(text, /^HTTP\/1\.1 200 /);
+  assert.match(text, /got 10$/);
   await stopped;
   assert.deepEqual(log.at("ERROR"), []);
 });
@@ -94,7 +94,7 @@ Deno.test("serveApp() refuses a Host header that would move the request to anoth
     name: "test",
     headers: { "x-role": "test" },
   });
-  /** Sends `DELETE /2` with `host` on a raw connection; returns the answer's text. */
+  /** Sends `DELETE /2` with `host` on a raw connection; returns the response's text. */
   const raw = async (host: string) => {
     const conn = await Deno.connect({
       hostname: "127.0.0.1",
@@ -119,10 +119,10 @@ Deno.test("serveApp() refuses a Host header that would move the request to anoth
   };
   try {
     for (const host of ["127.0.0.1/api/item", "x?y", "user@x", "x\\y", "x#y"]) {
-      const answer = await raw(host);
-      assert.match(answer, /^HTTP\/1\.1 400 /, host);
-      assert.match(answer, /x-role: test/, host);
-      assert.match(answer, /\{"message":"Invalid Host header"\}$/, host);
+      const text = await raw(host);
+      assert.match(text, /^HTTP\/1\.1 400 /, host);
+      assert.match(text, /x-role: test/, host);
+      assert.match(text, /\{"message":"Invalid Host header"\}$/, host);
     }
     assert.match(await raw("127.0.0.1:8001"), /deleted root 2$/);
     assert.match(await raw("[::1]:8001"), /deleted root 2$/);

@@ -36,8 +36,11 @@ export interface RoleShape {
   readonly maxArgs?: number;
   /** Command-line flags it reads (`once` for `--once`). @default none */
   readonly flags?: readonly string[];
-  /** Whether it must be the only role of its process. @default false */
-  readonly runsAlone?: boolean;
+  /**
+   * Whether it must be the only role of its process, always or with the positional
+   * arguments given. @default false
+   */
+  readonly runsAlone?: boolean | ((args: readonly string[]) => boolean);
 }
 
 /**
@@ -141,7 +144,7 @@ function takes(request: RoleRequest, roles: readonly RoleShape[]): string {
  */
 export function combinationProblems(
   flags: ReadonlySet<string>,
-  requests: readonly { name: string }[],
+  requests: readonly { name: string; args?: readonly string[] }[],
   roles: readonly RoleShape[],
 ): string[] {
   const named = roles.filter((role) =>
@@ -160,10 +163,16 @@ export function combinationProblems(
       ? [`${rule}: name that role too (${owners[0]} --${flag})`]
       : [`${rule}: start ${others.join(", ")} in another process`];
   });
+  const alone = (role: RoleShape) => {
+    const args = requests.find((request) => request.name === role.name)?.args;
+    return typeof role.runsAlone === "function"
+      ? role.runsAlone(args ?? [])
+      : role.runsAlone ?? false;
+  };
   if (requests.length > 1) {
-    for (const role of named.filter((role) => role.runsAlone)) {
+    for (const role of named.filter(alone)) {
       problems.push(
-        `Role "${role.name}" runs alone (its exit code is its answer): start the other roles in another process`,
+        `Role "${role.name}" runs alone (its exit code is its verdict): start the other roles in another process`,
       );
     }
   }

@@ -91,7 +91,41 @@ Deno.test("combinationProblems() keeps --once with its role, alone, and the read
   assert.deepEqual(
     combinationProblems(new Set(), named("reader", "messages"), roles),
     [
-      'Role "reader" runs alone (its exit code is its answer): start the other roles in another process',
+      'Role "reader" runs alone (its exit code is its verdict): start the other roles in another process',
     ],
+  );
+});
+
+Deno.test("combinationProblems() runs a role alone when its runsAlone says so of its arguments", () => {
+  const roles = [
+    {
+      name: "messages",
+      maxArgs: 2,
+      runsAlone: (args: readonly string[]) => args.length > 0,
+    },
+    { name: "proxy" },
+  ];
+  const none = new Set<string>();
+  assert.deepEqual(
+    combinationProblems(none, [
+      { name: "messages", args: [] },
+      { name: "proxy", args: [] },
+    ], roles),
+    [],
+  );
+  assert.deepEqual(
+    combinationProblems(none, [
+      { name: "messages", args: ["backup", "/tmp/copy.sqlite3"] },
+      { name: "proxy", args: [] },
+    ], roles),
+    [
+      'Role "messages" runs alone (its exit code is its verdict): start the other roles in another process',
+    ],
+  );
+  assert.deepEqual(
+    combinationProblems(none, [
+      { name: "messages", args: ["backup", "/tmp/copy.sqlite3"] },
+    ], roles),
+    [],
   );
 });

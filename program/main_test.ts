@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { reset } from "@logtape/logtape";
-import { EXIT_USAGE, main, type MainOptions, programName } from "../main.ts";
+import { EXIT_USAGE } from "../lib/role.ts";
+import { main, type MainOptions, programName } from "../main.ts";
 import { defineRole, type RoleDescriptor } from "../lib/role.ts";
 import { port, text } from "../lib/setting_kinds.ts";
 

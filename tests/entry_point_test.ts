@@ -57,9 +57,9 @@ Deno.test("a misspelt second role, --once without the collector, a bad host: exi
   });
   assert.equal(await child.exited(), 2);
   assert.deepEqual(child.stderr.filter((line) => line.trim() !== ""), [
-    'Unknown role "proxxy", or an argument too many: messages takes no arguments (roles: forwarder, messages, proxy, data-api, table, collector, reader, notifier)',
     'Option "--once" applies to collector only: name that role too (collector --once)',
     'messages: Invalid MESSAGES_HOST "127.0.0.1:8001": expected an IP address or a host name, without scheme, port or path',
+    'messages: Unknown command or role "proxxy" after messages: expected "messages backup PATH" or a role name (see --help)',
     "Run with --help to see every role and setting.",
   ]);
 });
@@ -80,7 +80,7 @@ Deno.test("the reader next to another role: exit 2", async () => {
   assert.equal(await child.exited(), 2);
   assert.equal(
     child.stderr[0],
-    'Role "reader" runs alone (its exit code is its answer): start the other roles in another process',
+    'Role "reader" runs alone (its exit code is its verdict): start the other roles in another process',
   );
 });
 

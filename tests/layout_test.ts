@@ -10,7 +10,9 @@
  * - production modules import no test helper, and a module only tests use is
  *   named as a test helper (`testing.ts`, `_testing.ts`, `_fake_*.ts`,
  *   `_test_*.ts`, `_*_stand_in.ts`, or under `tests/`);
- * - a test file's name appears once in `tests/` and nowhere else.
+ * - a test file's name appears once in `tests/` and nowhere else;
+ * - no import cycle between files (type-only imports count too): imports run
+ *   one way, as in undici's `client-h1`, which is handed its client.
  * The scan is checked against Deno's own module graph of the program (`deno info`),
  * so an import it misread cannot slip past the rules.
  */
@@ -19,7 +21,14 @@ import assert from "node:assert/strict";
 const root = new URL("../", import.meta.url);
 
 /** Folders that hold no source of ours. */
-const SKIP = new Set([".git", "node_modules", "data", "dist", "test_output"]);
+const SKIP = new Set([
+  ".git",
+  ".cache",
+  "node_modules",
+  "data",
+  "dist",
+  "test_output",
+]);
 
 /** Every `.ts` file of the repository, as paths from its root. */
 async function sourceFiles(dir = ""): Promise<string[]> {
@@ -265,4 +274,74 @@ Deno.test("breach() names what the rules refuse and lets the rest pass", () => {
   for (const [from, to, allowed] of cases) {
     assert.equal(breach(from, to) === undefined, allowed, `${from} -> ${to}`);
   }
+});
+
+/**
+ * The import cycles of `graph` (file to the files it imports): each strongly
+ * connected component of more than one file, or a file importing itself, as its
+ * files in order (Tarjan's algorithm).
+ */
+function importCycles(
+  graph: ReadonlyMap<string, readonly string[]>,
+): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (file: string) => {
+    index.set(file, next);
+    low.set(file, next);
+    next++;
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file)!, index.get(target)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1 || (graph.get(file) ?? []).includes(file)) {
+      cycles.push(component.sort());
+    }
+  };
+  for (const file of [...graph.keys()].sort()) {
+    if (!index.has(file)) visit(file);
+  }
+  return cycles;
+}
+
+Deno.test("importCycles() finds a cycle, a self-import and nothing in a tree", () => {
+  const graph = new Map([
+    ["a.ts", ["b.ts"]],
+    ["b.ts", ["c.ts"]],
+    ["c.ts", ["a.ts", "d.ts"]],
+    ["d.ts", []],
+    ["e.ts", ["e.ts"]],
+    ["f.ts", ["d.ts"]],
+  ]);
+  assert.deepEqual(importCycles(graph), [["a.ts", "b.ts", "c.ts"], ["e.ts"]]);
+  assert.deepEqual(
+    importCycles(new Map([["x.ts", ["y.ts"]], ["y.ts", []]])),
+    [],
+  );
+});
+
+Deno.test("no import cycle between files, type-only imports included", () => {
+  assert.deepEqual(
+    importCycles(imports),
+    [],
+    "each list is files that import each other in a ring: make the imports run one way",
+  );
 });

@@ -1,7 +1,7 @@
 /**
  * A short seeded randomized run of odd paths, methods and bodies against the
  * `messages` role through `main.ts`, sent as raw HTTP/1.1 so paths reach the server
- * unnormalised. The server must never answer 5xx nor die.
+ * unnormalised. The server must never respond 5xx nor die.
  */
 import assert from "node:assert/strict";
 import { startMain } from "./_helpers.ts";
@@ -127,7 +127,7 @@ function generators(next: () => number) {
   return { path, body, method, contentType };
 }
 
-/** Sends one raw HTTP/1.1 request and returns the status code of the answer. */
+/** Sends one raw HTTP/1.1 request and returns the status code of the response. */
 async function rawRequest(
   port: number,
   head: string,
@@ -148,7 +148,7 @@ async function rawRequest(
     try {
       for await (const chunk of conn.readable) chunks.push(chunk);
     } catch (error) {
-      // A server answering early (413) may reset the connection after its reply.
+      // A server responding early (413) may reset the connection after its reply.
       if (!isReset(error)) throw error;
     }
     const reply = new TextDecoder().decode(
@@ -188,7 +188,7 @@ Deno.test(`messages role survives ${COUNT} random requests (seed ${SEED})`, asyn
         `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
       const status = await rawRequest(port, head, body);
       seen.set(status, (seen.get(status) ?? 0) + 1);
-      assert.ok(status < 500, `#${i} ${method} ${target} answered ${status}`);
+      assert.ok(status < 500, `#${i} ${method} ${target} responded ${status}`);
     }
     const health = await fetch(`${url}/healthz`);
     assert.equal(health.status, 200);
@@ -199,7 +199,7 @@ Deno.test(`messages role survives ${COUNT} random requests (seed ${SEED})`, asyn
       assert.equal(typeof record.author, "string");
       assert.equal(typeof record.message, "string");
     }
-    // The run exercised the contract broadly, not only one kind of answer.
+    // The run exercised the contract broadly, not only one kind of response.
     for (const status of [200, 201, 400, 404, 405, 413]) {
       assert.ok(seen.has(status), `no ${status} in ${[...seen.keys()]}`);
     }

@@ -57,7 +57,7 @@ Deno.test("messages serves a valid OpenAPI 3.1 document of its live routes", asy
     );
 
     await t.step(
-      "every documented operation answers a documented status",
+      "every documented operation responds with a documented status",
       async () => {
         const auth = { authorization: `Bearer ${TOKEN}` };
         const create = await fetch(`${origin}/api/message/resource`, {
@@ -83,18 +83,18 @@ Deno.test("messages serves a valid OpenAPI 3.1 document of its live routes", asy
           const operation = document.paths[path]![method]!;
           const ref = operation.requestBody?.content["application/json"]?.schema
             .$ref;
-          const answer = await fetch(`${origin}${path.replace("{id}", "1")}`, {
+          const reply = await fetch(`${origin}${path.replace("{id}", "1")}`, {
             method: method.toUpperCase(),
             headers: auth,
             body: ref ? JSON.stringify(bodies[ref]) : undefined,
           });
-          await answer.body?.cancel();
+          await reply.body?.cancel();
           assert.ok(
-            String(answer.status) in operation.responses,
-            `${method} ${path}: ${answer.status} is not documented`,
+            String(reply.status) in operation.responses,
+            `${method} ${path}: ${reply.status} is not documented`,
           );
-          assert.ok(answer.status < 300, `${method} ${path}: ${answer.status}`);
-          if (answer.status >= 400) continue;
+          assert.ok(reply.status < 300, `${method} ${path}: ${reply.status}`);
+          if (reply.status >= 400) continue;
           const unauthorized = "401" in operation.responses;
           if (unauthorized) {
             const denied = await fetch(
@@ -111,20 +111,20 @@ Deno.test("messages serves a valid OpenAPI 3.1 document of its live routes", asy
       },
     );
 
-    await t.step("no path answers a method it does not document", async () => {
+    await t.step("no path accepts a method it does not document", async () => {
       for (const [path, item] of Object.entries(document.paths)) {
         const documented = METHODS.filter((m) => item[m]).map((m) =>
           m.toUpperCase()
         );
         for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
           if (documented.includes(method)) continue;
-          const answer = await fetch(`${origin}${path.replace("{id}", "2")}`, {
+          const reply = await fetch(`${origin}${path.replace("{id}", "2")}`, {
             method,
             headers: { authorization: `Bearer ${TOKEN}` },
           });
-          await answer.body?.cancel();
-          assert.equal(answer.status, 405, `${method} ${path}`);
-          const allowed = answer.headers.get("allow")!.split(", ").filter((
+          await reply.body?.cancel();
+          assert.equal(reply.status, 405, `${method} ${path}`);
+          const allowed = reply.headers.get("allow")!.split(", ").filter((
             m,
           ) => m !== "HEAD");
           assert.deepEqual(allowed.sort(), [...documented].sort(), path);

@@ -51,7 +51,7 @@ function startRelay(target: number) {
   const accepting = (async () => {
     for await (const inbound of listener) {
       open.add(inbound);
-      if (frozen) continue; // accepted, never answered
+      if (frozen) continue; // accepted, never responded to
       const outbound = await Deno.connect({
         hostname: "127.0.0.1",
         port: target,
@@ -102,8 +102,8 @@ Deno.test("messages exits 1 with one ERROR naming MESSAGES_DB, password masked, 
   assert.ok(!output.join("\n").includes(password), output.join("\n"));
 });
 
-Deno.test("messages exits 1 naming MESSAGES_DB when the database accepts connections but never answers", async () => {
-  // A stand-in for a host that stopped answering: it takes the connection and
+Deno.test("messages exits 1 naming MESSAGES_DB when the database accepts connections but never responds", async () => {
+  // A stand-in for a host that stopped responding: it takes the connection and
   // says nothing.
   const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const held: Deno.Conn[] = [];
@@ -125,7 +125,7 @@ Deno.test("messages exits 1 naming MESSAGES_DB when the database accepts connect
     const output = [...main.stdout, ...main.stderr].join("\n");
     assert.match(
       output,
-      /\[ERROR\] Cannot start messages: Cannot open MESSAGES_DB "postgres:\/\/app:\*\*\*@127\.0\.0\.1:\d+\/app": .*(did not answer|CONNECT_TIMEOUT)/,
+      /\[ERROR\] Cannot start messages: Cannot open MESSAGES_DB "postgres:\/\/app:\*\*\*@127\.0\.0\.1:\d+\/app": .*(did not respond|CONNECT_TIMEOUT)/,
     );
     assert.ok(!output.includes(password));
   } finally {
@@ -338,7 +338,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "three messages processes on PostgreSQL answer 503 while it is down, recover by themselves, and lose nothing acknowledged",
+    "three messages processes on PostgreSQL respond 503 while it is down, recover by themselves, and lose nothing acknowledged",
   ignore: postgres.ignore,
   async fn() {
     assert.ok(postgres.bin, "PostgreSQL is required when CI=true");
@@ -394,7 +394,7 @@ Deno.test({
       assert.ok(cached.length >= 50);
       await pg.pause();
       const before = acknowledged.length;
-      await waitFor(() => unavailable.length >= 5, "503 answers");
+      await waitFor(() => unavailable.length >= 5, "503 responses");
       const read = await fetch(`${bases[1]}?_page=1`);
       assert.equal(read.status, 503);
       const readBody = await read.json();
@@ -444,7 +444,9 @@ Deno.test({
       }
       const stderr = mains.flatMap((m) => m.stderr);
       assert.ok(
-        stderr.some((line) => /\[WARNING\] create answered 503/.test(line)),
+        stderr.some((line) =>
+          /\[WARNING\] POST \/api\/message\/resource responded 503/.test(line)
+        ),
       );
       assert.ok(!stderr.join("\n").includes(pg.password));
     } finally {
@@ -456,7 +458,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "messages on PostgreSQL answers 503 within seconds when the database stops answering, and recovers",
+    "messages on PostgreSQL responds 503 within seconds when the database stops responding, and recovers",
   ignore: postgres.ignore,
   async fn() {
     assert.ok(postgres.bin, "PostgreSQL is required when CI=true");

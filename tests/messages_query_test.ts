@@ -26,7 +26,7 @@ const RECORDS: [string, string][] = [
   ["Zed", "last one"],
 ];
 
-/** Query string → the ids answered, in order, and the total when not all 12. */
+/** Query string → the ids returned, in order, and the total when not all 12. */
 const CASES: [string, number[], number?][] = [
   ["author=Ada", [1, 3, 9]],
   ["author=Ada&author=Cy", [1, 3, 4, 8, 9]],
@@ -194,7 +194,11 @@ async function runCases(t: Deno.TestContext, base: string) {
         assert.equal(again.text, "");
         assert.equal(again.response.headers.get("etag"), etag);
       }
-      assert.equal(new Set(tags).size, tags.length, "each answer its own tag");
+      assert.equal(
+        new Set(tags).size,
+        tags.length,
+        "each response its own tag",
+      );
       const patched = await fetch(`${base}/2`, {
         method: "PATCH",
         body: JSON.stringify({ message: "hello, patched" }),
@@ -369,7 +373,7 @@ Deno.test("messages on one SQLite file: a write through one process changes the 
   }
 });
 
-Deno.test("messages: a list query whose Host header makes no URL answers 400, not 500", async () => {
+Deno.test("messages: a list query whose Host header makes no URL responds 400, not 500", async () => {
   const dir = await Deno.makeTempDir({ prefix: "messages-query-" });
   const { main, base } = await startMessages({
     MESSAGES_DB: `${dir}/m.sqlite3`,

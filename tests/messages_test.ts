@@ -50,7 +50,7 @@ Deno.test("messages role serves the contract's table over HTTP", async (t) => {
     await t.step("says that writes are open without MESSAGES_TOKEN", () => {
       assert.ok(
         main.stderr.some((line) =>
-          /\[INFO\] MESSAGES_TOKEN is not set: every caller may create/.test(
+          /\[INFO\] MESSAGES_TOKEN is not set: every client may create/.test(
             line,
           )
         ),
@@ -241,7 +241,7 @@ Deno.test("messages role exits 1 naming MESSAGES_DB when the file cannot be open
   Deno.removeSync(dir, { recursive: true });
 });
 
-Deno.test("messages role answers 503 while another process holds the database lock, and loses nothing", async () => {
+Deno.test("messages role responds 503 while another process holds the database lock, and loses nothing", async () => {
   const dir = Deno.makeTempDirSync({ prefix: "messages-e2e-" });
   const db = `${dir}/m.sqlite3`;
   const { main, url } = await startMessages({ MESSAGES_DB: db });
@@ -267,7 +267,7 @@ Deno.test("messages role answers 503 while another process holds the database lo
     assert.match(message, /busy/i);
     assert.match(message, /another writer/);
     assert.match(message, /try again/);
-    assert.ok(waited < 2000, `answered after ${waited} ms`);
+    assert.ok(waited < 2000, `responded after ${waited} ms`);
     // Reads go on meanwhile.
     assert.equal(((await call(base, "GET")).json() as unknown[]).length, 1);
     other.exec("COMMIT");

@@ -397,7 +397,7 @@ Deno.test({
       });
     } finally {
       await server?.stop();
-            for (const main of processes) {
+      for (const main of processes) {
         const code = await main.stop();
         assert.equal(code, 0, main.stderr.join("\n"));
       }

@@ -61,7 +61,7 @@ async function withProxy(
     (head) =>
       ANSWERS[head.split(" ")[1] ?? "/"] ??
         "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n",
-    { closeAfterAnswer: true },
+    { closeAfterResponse: true },
   );
   const log = createMemoryLog();
   const client = createHttp1Client();

@@ -1,9 +1,13 @@
 /**
- * A buffered reader over a TCP connection, for parsing HTTP/1.1 answers.
+ * A buffered reader over a TCP connection, for parsing HTTP/1.1 responses.
  *
  * @module
  */
-import { InvalidResponseError } from "./invalid_response_error.ts";
+import {
+  ConnectionClosedError,
+  HeadersOverflowError,
+  InvalidHeaderError,
+} from "./errors.ts";
 
 const CHUNK = 64 * 1024;
 
@@ -39,7 +43,7 @@ export class ByteReader {
 
   /**
    * Starts the next read now, on a connection waiting idle with nothing buffered, so
-   * that the remote closing it is seen while it waits. Resolves when that read ends:
+   * that the upstream closing it is seen while it waits. Resolves when that read ends:
    * `true` when bytes came, `false` at end of stream or on an error. The next read
    * of this reader takes over the read (and its bytes or error).
    */
@@ -96,10 +100,11 @@ export class ByteReader {
   }
 
   /**
-   * Returns the bytes up to and without the first blank line (an answer's head),
+   * Returns the bytes up to and without the first blank line (a response's head),
    * consuming it. Lines end in CRLF (RFC 9112 2.2 lets a recipient take a bare LF,
-   * which llhttp refuses; so do we: two readers must never frame one answer two
-   * ways). Throws past `limit` bytes or at end of stream.
+   * which llhttp refuses; so do we: two readers must never frame one response two
+   * ways). Throws a `HeadersOverflowError` past `limit` bytes, a
+   * `ConnectionClosedError` at end of stream.
    */
   async readHead(limit: number): Promise<Uint8Array> {
     let from = 0; // offset from the start already searched
@@ -110,7 +115,7 @@ export class ByteReader {
       for (let i = start + from; i < end; i++) {
         if (buffer[i] !== 10) continue;
         if (i === start || buffer[i - 1] !== 13) {
-          throw new InvalidResponseError(
+          throw new InvalidHeaderError(
             "Invalid line from the remote: it ends in a bare LF",
           );
         }
@@ -121,25 +126,26 @@ export class ByteReader {
         return buffer.subarray(start, i - 3);
       }
       if (this.buffered > limit) {
-        throw new InvalidResponseError(
+        throw new HeadersOverflowError(
           `Answer head too large from the remote: over ${limit} bytes`,
         );
       }
       from = this.buffered;
-      if (!(await this.fill())) throw new EndOfStream(this.buffered);
+      if (!(await this.fill())) throw new ConnectionClosedError(this.buffered);
     }
   }
 
   /**
    * Returns one line without its CRLF, as Latin-1 text. Throws an
-   * `InvalidResponseError` for a line ending in a bare LF or longer than `limit`.
+   * `InvalidHeaderError` for a line ending in a bare LF, a `HeadersOverflowError` for
+   * one longer than `limit`, a `ConnectionClosedError` at end of stream.
    */
   async readLine(limit = 8192): Promise<string> {
     while (true) {
       const end = this.#buffer.subarray(0, this.#end).indexOf(10, this.#start);
       if (end >= 0) {
         if (end === this.#start || this.#buffer[end - 1] !== 13) {
-          throw new InvalidResponseError(
+          throw new InvalidHeaderError(
             "Invalid line from the remote: it ends in a bare LF",
           );
         }
@@ -150,11 +156,11 @@ export class ByteReader {
         return text;
       }
       if (this.buffered > limit) {
-        throw new InvalidResponseError(
+        throw new HeadersOverflowError(
           `Answer line too long from the remote: over ${limit} bytes`,
         );
       }
-      if (!(await this.fill())) throw new EndOfStream(this.buffered);
+      if (!(await this.fill())) throw new ConnectionClosedError(this.buffered);
     }
   }
 
@@ -166,23 +172,5 @@ export class ByteReader {
     const bytes = this.#buffer.slice(this.#start, end);
     this.#start = end;
     return bytes;
-  }
-}
-
-/** The connection ended; `buffered` bytes of an unfinished answer were pending. */
-export class EndOfStream extends Error {
-  /** Bytes of the unfinished answer already received. */
-  readonly received: number;
-  /**
-   * Node's code for a connection that ended without an answer ("socket hang up"),
-   * which retry logic such as the AWS SDK's treats as transient.
-   */
-  readonly code = "ECONNRESET";
-
-  /** Builds the error. */
-  constructor(received: number) {
-    super("Connection closed by the remote");
-    this.name = "EndOfStream";
-    this.received = received;
   }
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { ByteReader, EndOfStream } from "./_byte_reader.ts";
+import { ByteReader } from "./_byte_reader.ts";
+import { ConnectionClosedError } from "./errors.ts";
 
 /** A connection whose reads return `parts`, one per read, then end. */
 function scripted(parts: Uint8Array[]): Deno.Conn {
@@ -48,7 +49,7 @@ Deno.test("ByteReader keeps pending bytes intact when its buffer moves or grows"
   );
   assert.equal(await reader.readLine(), "rest");
   assert.equal(await reader.readLine(), "0");
-  await assert.rejects(reader.readLine(), EndOfStream);
+  await assert.rejects(reader.readLine(), ConnectionClosedError);
 });
 
 Deno.test("ByteReader refuses a head past its limit", async () => {

@@ -1,12 +1,11 @@
 /**
- * Decoding an answer body's content coding as `fetch` does, forgiving what browsers
+ * Decoding a response body's content coding as `fetch` does, forgiving what browsers
  * and curl forgive: `deflate` without its zlib wrapper (raw deflate, which some
  * servers send), and an empty body under any coding.
  *
  * @module
  */
-import type { BodyWatcher } from "./_answer_body.ts";
-import { InvalidResponseError } from "./invalid_response_error.ts";
+import { ContentDecodingError } from "./errors.ts";
 
 /** Codings decoded on the way, as `fetch` does, with their stream format. */
 const FORMATS: Record<string, CompressionFormat> = {
@@ -33,13 +32,11 @@ export function isZlibHeader(first: number, second: number): boolean {
  * `body` decoded from `coding` (one {@linkcode isDecoded} accepts). An empty body
  * stays empty; `deflate` is read with or without its zlib wrapper. The failure of
  * `body` itself comes out as it is; a body that does not decode fails with an
- * {@linkcode InvalidResponseError}. `onRead` hears how the decoded body is read (a
- * part is a decoded one), so a failed decoding reaches it too.
+ * {@linkcode ContentDecodingError}.
  */
 export function decodedBody(
   body: ReadableStream<Uint8Array>,
   coding: string,
-  onRead?: BodyWatcher,
 ): ReadableStream<Uint8Array> {
   const source = body.getReader();
   let sourceError: { error: unknown } | undefined;
@@ -91,41 +88,30 @@ export function decodedBody(
   };
 
   let decoded: ReadableStreamDefaultReader<Uint8Array> | null | undefined;
-  let ended = false;
-  const end = (error?: unknown) => {
-    if (ended) return;
-    ended = true;
-    onRead?.("end", error);
-  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      onRead?.("wait");
       try {
         if (decoded === undefined) decoded = await open();
         while (decoded) {
           const { done, value } = await decoded.read();
           if (done) break;
           if (value.length === 0) continue;
-          onRead?.("part");
           return controller.enqueue(value);
         }
         controller.close();
-        end();
       } catch (error) {
         const failure = sourceError
           ? sourceError.error
-          : new InvalidResponseError(
+          : new ContentDecodingError(
             `Invalid ${coding} body from the remote: ${
               error instanceof Error ? error.message : String(error)
             }`,
             { cause: error },
           );
-        end(failure);
         controller.error(failure);
       }
     },
     cancel(reason) {
-      end();
       return decoded ? decoded.cancel(reason) : source.cancel(reason);
     },
   });

@@ -1,13 +1,13 @@
 /**
- * How an answer's body is framed (RFC 9112 section 6.3), read strictly: anything a
- * recipient could read in two ways is an invalid answer, never a guess.
+ * How a response's body is framed (RFC 9112 section 6.3), read strictly: anything a
+ * recipient could read in two ways is an invalid response, never a guess.
  *
  * @module
  */
-import type { Answer } from "./_answer_body.ts";
-import { InvalidResponseError } from "./invalid_response_error.ts";
+import type { ResponseHead } from "./_wire.ts";
+import { InvalidFramingError } from "./errors.ts";
 
-/** How the body of an answer ends, and whether its connection may carry another. */
+/** How the body of a response ends, and whether its connection may carry another. */
 export type Framing =
   | { kind: "none"; keepAlive: boolean }
   | { kind: "length"; length: number; keepAlive: boolean }
@@ -18,19 +18,19 @@ export type Framing =
 const MAX_LENGTH_DIGITS = 15;
 
 /**
- * The framing of `answer`, an answer to `method`. Throws an
- * {@linkcode InvalidResponseError} for a `Content-Length` that is not 1*DIGIT (or
+ * The framing of `response`, a response to `method`. Throws an
+ * {@linkcode InvalidFramingError} for a `Content-Length` that is not 1*DIGIT (or
  * too large), several `Content-Length` fields, `Content-Length` beside
  * `Transfer-Encoding`, `chunked` applied twice, or an empty `Transfer-Encoding`.
  * A `Transfer-Encoding` that does not end in `chunked` is read until the connection
- * closes, as RFC 9112 has it for an answer.
+ * closes, as RFC 9112 has it for a response.
  */
-export function framingOf(answer: Answer, method: string): Framing {
-  let keepAlive = !answer.http10;
+export function framingOf(response: ResponseHead, method: string): Framing {
+  let keepAlive = !response.http10;
   let length: string | undefined;
   let lengths = 0;
   let codings: string[] | undefined;
-  for (const [name, value] of answer.headers) {
+  for (const [name, value] of response.headers) {
     if (name === "content-length") {
       lengths++;
       length = value;
@@ -60,10 +60,10 @@ export function framingOf(answer: Answer, method: string): Framing {
     const chunked = codings.filter((coding) => coding === "chunked").length;
     if (chunked > 1) throw invalid("chunked applied twice");
   }
-  // After the header checks: a bodiless answer with a broken head is still broken.
+  // After the header checks: a bodiless response with a broken head is still broken.
   if (
-    method === "HEAD" || answer.status === 204 || answer.status === 304 ||
-    answer.status < 200
+    method === "HEAD" || response.status === 204 || response.status === 304 ||
+    response.status < 200
   ) {
     return { kind: "none", keepAlive };
   }
@@ -90,7 +90,7 @@ const MAX_CHUNK_DIGITS = 13;
 
 /**
  * The size of the chunk that `line` (a chunk-size line without its CRLF) opens.
- * Throws an {@linkcode InvalidResponseError} for anything but hex digits with
+ * Throws an {@linkcode InvalidFramingError} for anything but hex digits with
  * well-formed extensions, or a size past 2^52.
  */
 export function chunkSize(line: string): number {
@@ -102,8 +102,8 @@ export function chunkSize(line: string): number {
   return parseInt(digits, 16);
 }
 
-function invalid(problem: string): InvalidResponseError {
-  return new InvalidResponseError(
+function invalid(problem: string): InvalidFramingError {
+  return new InvalidFramingError(
     `Invalid framing from the remote: ${problem}`,
   );
 }

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { chunkSize, framingOf } from "./_framing.ts";
-import { InvalidResponseError } from "./invalid_response_error.ts";
+import { InvalidFramingError } from "./errors.ts";
 
-const answer = (headers: [string, string][], status = 200, http10 = false) => ({
+const head = (headers: [string, string][], status = 200, http10 = false) => ({
   http10,
   status,
   statusText: "",
@@ -10,24 +10,24 @@ const answer = (headers: [string, string][], status = 200, http10 = false) => ({
 });
 
 Deno.test("framingOf() reads the framing RFC 9112 6.3 gives", async (t) => {
-  const cases: [string, ReturnType<typeof answer>, string, unknown][] = [
-    ["a length", answer([["content-length", "5"]]), "GET", {
+  const cases: [string, ReturnType<typeof head>, string, unknown][] = [
+    ["a length", head([["content-length", "5"]]), "GET", {
       kind: "length",
       length: 5,
       keepAlive: true,
     }],
-    ["leading zeros", answer([["content-length", "005"]]), "GET", {
+    ["leading zeros", head([["content-length", "005"]]), "GET", {
       kind: "length",
       length: 5,
       keepAlive: true,
     }],
-    ["chunked last", answer([["transfer-encoding", "gzip, chunked"]]), "GET", {
+    ["chunked last", head([["transfer-encoding", "gzip, chunked"]]), "GET", {
       kind: "chunked",
       keepAlive: true,
     }],
     [
       "chunked over two lines",
-      answer([
+      head([
         ["transfer-encoding", "gzip"],
         ["transfer-encoding", "chunked"],
       ]),
@@ -36,36 +36,36 @@ Deno.test("framingOf() reads the framing RFC 9112 6.3 gives", async (t) => {
     ],
     [
       "chunked not last: until close",
-      answer([
+      head([
         ["transfer-encoding", "chunked, gzip"],
       ]),
       "GET",
       { kind: "close", keepAlive: false },
     ],
-    ["no framing: until close", answer([]), "GET", {
+    ["no framing: until close", head([]), "GET", {
       kind: "close",
       keepAlive: false,
     }],
-    ["HEAD", answer([["content-length", "5"]]), "HEAD", {
+    ["HEAD", head([["content-length", "5"]]), "HEAD", {
       kind: "none",
       keepAlive: true,
     }],
-    ["204", answer([["content-length", "5"]], 204), "GET", {
+    ["204", head([["content-length", "5"]], 204), "GET", {
       kind: "none",
       keepAlive: true,
     }],
-    ["304", answer([], 304), "GET", { kind: "none", keepAlive: true }],
-    ["1xx", answer([], 103), "GET", { kind: "none", keepAlive: true }],
+    ["304", head([], 304), "GET", { kind: "none", keepAlive: true }],
+    ["1xx", head([], 103), "GET", { kind: "none", keepAlive: true }],
     [
       "Connection: close",
-      answer([
+      head([
         ["connection", "keep-alive, close"],
         ["content-length", "1"],
       ]),
       "GET",
       { kind: "length", length: 1, keepAlive: false },
     ],
-    ["HTTP/1.0", answer([["content-length", "1"]], 200, true), "GET", {
+    ["HTTP/1.0", head([["content-length", "1"]], 200, true), "GET", {
       kind: "length",
       length: 1,
       keepAlive: false,
@@ -110,9 +110,9 @@ Deno.test("framingOf() refuses a framing two readers could read two ways", async
     await t.step(name, () => {
       for (const method of ["GET", "HEAD"]) {
         assert.throws(
-          () => framingOf(answer(headers), method),
+          () => framingOf(head(headers), method),
           (error: Error) =>
-            error instanceof InvalidResponseError &&
+            error instanceof InvalidFramingError &&
             expected.test(error.message),
         );
       }
@@ -151,6 +151,6 @@ Deno.test("chunkSize() reads strict hex with well-formed extensions only", () =>
       "10000000000000",
     ]
   ) {
-    assert.throws(() => chunkSize(line), InvalidResponseError, line);
+    assert.throws(() => chunkSize(line), InvalidFramingError, line);
   }
 });

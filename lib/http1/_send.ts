@@ -1,37 +1,39 @@
 /**
- * One request on one pooled connection: writing it, reading the answer's head, and
- * handing the body back whole (small answers) or as a stream.
+ * One request on one pooled connection: writing it, reading the response's head,
+ * and handing the body back whole (small responses) or as a stream.
  *
  * @module
  */
-import { type ByteReader, EndOfStream } from "./_byte_reader.ts";
-import { type Answer, answerBody } from "./_answer_body.ts";
+import { concatBytes } from "../concat_bytes.ts";
+import type { ByteReader } from "./_byte_reader.ts";
+import { responseBody } from "./_response_body.ts";
 import {
   latin1,
   latin1Into,
   parseHead,
   type RequestBody,
   type RequestHead,
+  type ResponseHead,
 } from "./_wire.ts";
 import { type Framing, framingOf } from "./_framing.ts";
-import { InvalidResponseError } from "./invalid_response_error.ts";
-import { concat, writeAll, writeBody } from "./_write.ts";
-import type { RemoteAnswer } from "./remote_call.ts";
+import { ConnectionClosedError, InvalidStatusError } from "./errors.ts";
+import { writeAll, writeBody } from "./_write.ts";
+import type { UpstreamResponse } from "./upstream.ts";
 
 const MAX_HEAD_BYTES = 64 * 1024;
 
-/** An open connection and its reader (which keeps its buffer between answers). */
+/** An open connection and its reader (which keeps its buffer between responses). */
 export interface Connection {
   conn: Deno.TcpConn;
   reader: ByteReader;
-  /** Holds a request head while it is written (saves an allocation per call). */
+  /** Holds a request head while it is written (saves an allocation per request). */
   out: Uint8Array;
   /** Whether it waits in the pool. */
   idle: boolean;
 }
 
-/** One call on its connection, as `send` carries it out. */
-export interface PendingCall {
+/** One request on its connection, as `send` carries it out. */
+export interface PendingRequest {
   connection: Connection;
   head: RequestHead;
   body: RequestBody;
@@ -40,13 +42,13 @@ export interface PendingCall {
 }
 
 /**
- * Sends one request on its connection and returns the answer, its body whole or
+ * Sends one request on its connection and returns the response, its body whole or
  * still streaming. `done(reusable)` is called once the connection is free again.
  */
 export async function send(
-  pending: PendingCall,
+  pending: PendingRequest,
   done: (reusable: boolean) => void,
-): Promise<RemoteAnswer> {
+): Promise<UpstreamResponse> {
   const { body, signal } = pending;
   const { conn, reader, out } = pending.connection;
   const abort = () => closeQuietly(conn);
@@ -70,7 +72,7 @@ export async function send(
       if (length >= 0 && length + inline.length <= out.length) {
         out.set(inline, length);
         await writeAll(conn, out.subarray(0, length + inline.length));
-      } else await writeAll(conn, concat(latin1(text), inline));
+      } else await writeAll(conn, concatBytes([latin1(text), inline]));
     } else {
       const length = latin1Into(text, out);
       await writeAll(conn, length < 0 ? latin1(text) : out.subarray(0, length));
@@ -79,25 +81,25 @@ export async function send(
     if (body instanceof ReadableStream) {
       sent = writeBody(conn, body, pending.head.chunked, pending.head.length);
       // A body that breaks its Content-Length closes the connection, which fails
-      // the answer's head: that call gets the body's error.
+      // the response's head: that request gets the body's error.
       sent.catch((error) => refused = error);
     }
-    let answer: Answer;
+    let head: ResponseHead;
     let framing: Framing;
     while (true) {
-      answer = parseHead(await reader.readHead(MAX_HEAD_BYTES));
-      framing = framingOf(answer, pending.method);
-      if (answer.status >= 200) break;
-      // Interim answers (RFC 9110 15.2) are read and dropped; nothing was asked to
-      // switch protocols.
-      if (answer.status === 101) {
-        throw new InvalidResponseError(
+      head = parseHead(await reader.readHead(MAX_HEAD_BYTES));
+      framing = framingOf(head, pending.method);
+      if (head.status >= 200) break;
+      // Interim responses (RFC 9110 15.2) are read and dropped; nothing was asked
+      // to switch protocols.
+      if (head.status === 101) {
+        throw new InvalidStatusError(
           "Invalid answer from the remote: 101 Switching Protocols, unasked",
         );
       }
     }
-    const { body: answered, decoded } = answerBody(
-      answer,
+    const { body: received, decoded } = responseBody(
+      head,
       framing,
       reader,
       (reusable) => {
@@ -107,10 +109,10 @@ export async function send(
       },
     );
     return {
-      status: answer.status,
-      statusText: answer.statusText,
-      headers: answer.headers,
-      body: answered,
+      status: head.status,
+      statusText: head.statusText,
+      headers: head.headers,
+      body: received,
       decoded,
     };
   } catch (error) {
@@ -120,9 +122,9 @@ export async function send(
   }
 }
 
-/** Whether `error` shows a connection closed before any answer came back. */
+/** Whether `error` shows a connection closed before any response came back. */
 export function isStale(error: unknown): boolean {
-  return (error instanceof EndOfStream && error.received === 0) ||
+  return (error instanceof ConnectionClosedError && error.received === 0) ||
     error instanceof Deno.errors.BrokenPipe ||
     error instanceof Deno.errors.ConnectionReset ||
     error instanceof Deno.errors.ConnectionAborted;

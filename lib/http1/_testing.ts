@@ -1,15 +1,63 @@
 /**
  * Test helpers of the pooled HTTP/1.1 client and of what uses it: one raw TCP server
- * that answers with exactly the bytes a test gives, written as scripted (each write
+ * that responds with exactly the bytes a test gives, written as scripted (each write
  * its own TCP segment, with pauses between them).
+ *
+ * Also the faces of the client only tests use: `fetch`-like and whole-response
+ * requests over `request()` ({@linkcode testClient}).
  *
  * @module
  */
+import {
+  createHttp1Client,
+  type Http1Client,
+  type Http1ClientOptions,
+} from "./client.ts";
+import { type Exchange, exchangeOver } from "./exchange.ts";
+import type { UpstreamBody } from "./upstream.ts";
 
-/** One step of a scripted answer: bytes to write, or a pause in ms. */
+/** A pooled client with the faces tests use. */
+export interface TestClient extends Http1Client {
+  /**
+   * Sends `input` (an `http:` URL) like `fetch`: method, headers, body and signal
+   * are honoured; the response keeps its `Content-Encoding` header, as `fetch`'s
+   * does.
+   */
+  fetch(input: string | URL, init?: RequestInit): Promise<Response>;
+  /** Sends a request and reads its whole response (`exchangeOver(request)`). */
+  exchange: Exchange;
+}
+
+/** A pooled client (see `createHttp1Client`) with a `fetch` and an `exchange` face. */
+export function testClient(options?: Http1ClientOptions): TestClient {
+  const client = createHttp1Client(options);
+  return {
+    ...client,
+    async fetch(input, init = {}) {
+      const response = await client.request(input, {
+        method: init.method,
+        headers: init.headers === undefined
+          ? undefined
+          : Array.isArray(init.headers)
+          ? init.headers as [string, string][]
+          : [...new Headers(init.headers)],
+        body: (init.body ?? null) as UpstreamBody,
+        signal: init.signal,
+      });
+      return new Response(response.body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    },
+    exchange: exchangeOver(client.request),
+  };
+}
+
+/** One step of a scripted response: bytes to write, or a pause in ms. */
 export type ScriptStep = string | Uint8Array | number;
 
-/** An answer script, and whether the connection is closed after it. */
+/** A response script, and whether the connection is closed after it. */
 export interface Script {
   steps: readonly ScriptStep[];
   /** Close the connection once the steps are written. */
@@ -36,14 +84,14 @@ const decoder = new TextDecoder();
 const CRLF2 = [13, 10, 13, 10];
 
 /**
- * Starts a server on 127.0.0.1 that answers each request (a head, and a body of its
- * `Content-Length`; requests are not pipelined) with the script `answer` returns for
+ * Starts a server on 127.0.0.1 that responds to each request (a head, and a body of its
+ * `Content-Length`; requests are not pipelined) with the script `respond` returns for
  * it (`head` without its blank line, `body` as UTF-8 text, `index` counting requests
- * from 0). Strings are written as Latin-1 bytes, as given, so any malformed answer
+ * from 0). Strings are written as Latin-1 bytes, as given, so any malformed response
  * can be played.
  */
 export function startScriptedServer(
-  answer: (head: string, body: string, index: number) => Script,
+  respond: (head: string, body: string, index: number) => Script,
 ): ScriptedServer {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const heads: string[] = [];
@@ -84,7 +132,7 @@ export function startScriptedServer(
         );
         pending = pending.slice(end + 4 + length);
         heads.push(`${head}\r\n\r\n${body}`);
-        const script = answer(head, body, heads.length - 1);
+        const script = respond(head, body, heads.length - 1);
         playing++;
         try {
           for (const step of script.steps) {
@@ -134,19 +182,19 @@ export function startScriptedServer(
 }
 
 /**
- * A {@linkcode startScriptedServer} answering each request with the raw bytes
- * `answer` returns, at once (`null` closes the connection instead). With
- * `closeAfterAnswer`, each connection is closed after its first answer.
+ * A {@linkcode startScriptedServer} responding to each request with the raw bytes
+ * `respond` returns, at once (`null` closes the connection instead). With
+ * `closeAfterResponse`, each connection is closed after its first response.
  */
 export function startRawServer(
-  answer: (head: string, index: number) => string | Uint8Array | null,
-  options: { closeAfterAnswer?: boolean } = {},
+  respond: (head: string, index: number) => string | Uint8Array | null,
+  options: { closeAfterResponse?: boolean } = {},
 ): ScriptedServer {
   return startScriptedServer((head, _, index) => {
-    const reply = answer(head, index);
+    const reply = respond(head, index);
     return reply === null
       ? { steps: [], close: true }
-      : { steps: [reply], close: options.closeAfterAnswer };
+      : { steps: [reply], close: options.closeAfterResponse };
   });
 }
 

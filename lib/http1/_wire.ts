@@ -1,11 +1,27 @@
 /**
- * The HTTP/1.1 wire format of the pooled client: request heads out, answer heads in.
+ * The HTTP/1.1 wire format of the pooled client: request heads out, response heads
+ * in.
  *
  * @module
  */
-import type { Answer } from "./_answer_body.ts";
 import { preview } from "../preview.ts";
-import { InvalidResponseError } from "./invalid_response_error.ts";
+import {
+  InvalidHeaderError,
+  InvalidRequestError,
+  InvalidStatusError,
+} from "./errors.ts";
+
+/** A parsed response head. */
+export interface ResponseHead {
+  /** The response was HTTP/1.0 (no keep-alive). */
+  http10: boolean;
+  /** Status code. */
+  status: number;
+  /** Reason phrase. */
+  statusText: string;
+  /** Header pairs, names in lower case, in order. */
+  headers: [string, string][];
+}
 
 /** A request body the pooled client sends itself. */
 export type RequestBody =
@@ -40,8 +56,8 @@ const LINE_BREAKING = /[\0\r\n\u0100-\uffff]/;
 
 /**
  * The request line and headers. A streamed body keeps a declared `Content-Length`
- * (some servers insist on one) and is chunked otherwise. Throws a `TypeError`, as
- * `fetch` does, for a method or header name that is not a token, or a header value
+ * (some servers insist on one) and is chunked otherwise. Throws an
+ * `InvalidRequestError` (a `TypeError`, as `fetch` throws), for a method or header name that is not a token, or a header value
  * holding a NUL, CR or LF: nothing is sent.
  */
 export function requestHead(
@@ -51,7 +67,9 @@ export function requestHead(
   body: RequestBody,
 ): RequestHead {
   if (!TOKEN.test(method)) {
-    throw new TypeError(`Invalid method "${preview(method)}": not a token`);
+    throw new InvalidRequestError(
+      `Invalid method "${preview(method)}": not a token`,
+    );
   }
   let head =
     `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
@@ -63,13 +81,13 @@ export function requestHead(
   let declared: string | undefined;
   for (const [name, value] of pairs) {
     if (!TOKEN.test(name)) {
-      throw new TypeError(
+      throw new InvalidRequestError(
         `Invalid header name "${preview(name)}": not a token`,
       );
     }
     if (LINE_BREAKING.test(value)) {
       // The value is not quoted: it may be a secret.
-      throw new TypeError(
+      throw new InvalidRequestError(
         `Invalid value of header "${name}": it holds a NUL, CR, LF or a character beyond Latin-1`,
       );
     }
@@ -109,20 +127,20 @@ const HEADER_LINE =
 
 /**
  * Parses a status line and headers (bytes as Latin-1, as HTTP defines them; lines
- * end in CRLF). Throws an {@linkcode InvalidResponseError} for a bad status line
- * (`HTTP/1.0` or `HTTP/1.1`, a status from 100 to 599), a line without a colon, a
- * folded line (obs-fold), a name that is not a token or is followed by blanks, or a
+ * end in CRLF). Throws an {@linkcode InvalidStatusError} for a bad status line
+ * (`HTTP/1.0` or `HTTP/1.1`, a status from 100 to 599), an
+ * {@linkcode InvalidHeaderError} for a line without a colon, a folded line (obs-fold), a name that is not a token or is followed by blanks, or a
  * value with a control character. Values lose their leading and trailing blanks, but
  * for `Content-Length`, whose trailing blanks llhttp refuses and so does the framing.
  */
-export function parseHead(bytes: Uint8Array): Answer {
+export function parseHead(bytes: Uint8Array): ResponseHead {
   const lines = fromLatin1(bytes).split("\r\n");
   const first = lines[0] ?? "";
   // The reason phrase as RFC 9112 has it (which the Response constructor checks).
   const status = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: ([\t\x20-\x7e\x80-\xff]*))?$/
     .exec(first);
   if (!status) {
-    throw new InvalidResponseError(
+    throw new InvalidStatusError(
       `Invalid status line from the remote: "${preview(first)}"`,
     );
   }
@@ -136,7 +154,7 @@ export function parseHead(bytes: Uint8Array): Answer {
 
 /**
  * Parses header lines (or trailer lines) `lines[from...]` into pairs, names in lower
- * case; throws an {@linkcode InvalidResponseError} for a line that is not a
+ * case; throws an {@linkcode InvalidHeaderError} for a line that is not a
  * well-formed field line.
  */
 export function parseFields(
@@ -158,7 +176,7 @@ export function parseFields(
 }
 
 /** What is wrong with a header line {@linkcode HEADER_LINE} refused. */
-function invalidHeaderLine(line: string): InvalidResponseError {
+function invalidHeaderLine(line: string): InvalidHeaderError {
   const colon = line.indexOf(":");
   const name = line.slice(0, Math.max(colon, 0));
   // Values are not quoted: they may carry secrets.
@@ -173,7 +191,7 @@ function invalidHeaderLine(line: string): InvalidResponseError {
     : !TOKEN.test(name)
     ? `name "${preview(name)}"`
     : `the value of "${name}" holds a control character`;
-  return new InvalidResponseError(
+  return new InvalidHeaderError(
     `Invalid header line from the remote: ${problem}`,
   );
 }

@@ -3,13 +3,16 @@
  *
  * @module
  */
+import { concatBytes } from "../concat_bytes.ts";
 import { latin1 } from "./_wire.ts";
+import { RequestLengthMismatchError } from "./errors.ts";
 
 /**
  * Writes a streamed request body, chunked or of the declared `length`; resolves
  * whether it all went out. A body longer or shorter than `length` closes the
- * connection (its excess never goes out: the remote would read it as the start of
- * another request) and rejects with a `TypeError`, as `fetch` refuses such a body.
+ * connection (its excess never goes out: the upstream would read it as the start of
+ * another request) and rejects with a `RequestLengthMismatchError` (a `TypeError`,
+ * as `fetch` refuses such a body).
  */
 export async function writeBody(
   conn: Deno.Conn,
@@ -28,11 +31,11 @@ export async function writeBody(
         continue;
       }
       const size = latin1(`${chunk.length.toString(16)}\r\n`);
-      await writeAll(conn, concat(concat(size, chunk), CRLF));
+      await writeAll(conn, concatBytes([size, chunk, CRLF]));
     }
     if (chunked) await writeAll(conn, LAST_CHUNK);
   } catch {
-    // The remote may answer (and close) before reading the whole body.
+    // The upstream may respond (and close) before reading the whole body.
     return false;
   }
   if (chunked || written === length) return true;
@@ -41,7 +44,7 @@ export async function writeBody(
   } catch {
     // already closed
   }
-  throw new TypeError(
+  throw new RequestLengthMismatchError(
     `Invalid request body: ${
       written > length ? "more" : "fewer"
     } bytes than its Content-Length ${length}`,
@@ -50,14 +53,6 @@ export async function writeBody(
 
 const CRLF = new Uint8Array([13, 10]);
 const LAST_CHUNK = new Uint8Array([48, 13, 10, 13, 10]);
-
-/** The bytes of `a` then `b`, in a new array. */
-export function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a);
-  joined.set(b, a.length);
-  return joined;
-}
 
 /** Writes all of `bytes` (a write may take only part). */
 export async function writeAll(

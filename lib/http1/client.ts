@@ -1,67 +1,63 @@
 /**
- * A small HTTP/1.1 client with a keep-alive connection pool: `call()` is the
- * `http:` adapter of the {@linkcode RemoteCall} interface (`remote_call.ts`), with
- * `fetch()` and `exchange()` as conveniences over it.
+ * A small HTTP/1.1 client with a keep-alive connection pool: `request()` is the
+ * `http:` adapter of the {@linkcode Upstream} interface (`upstream.ts`), which
+ * `createUpstream` is handed (this module imports only the interface's types).
  *
- * The proxy's remote calls and the forwarder's posts and queue calls are their hot
- * paths, and `fetch` or undici's `Pool` cost two to three times as much per call on
- * a local network (`deno task bench proxy`, last lines). Answers are read strictly
- * (RFC 9112 section 6, and never more leniently than llhttp: see `_framing.ts` and
- * the conformance corpus in `conformance_test.ts`); an answer that breaks HTTP/1.1
- * fails with an `InvalidResponseError`. A connection that carried an invalid answer,
- * an answer cut short, an abort, or any byte not asked for is closed for good,
- * never pooled; an idle pooled connection is watched, so one the remote closes (its
- * keep-alive time-out) or writes to leaves the pool at once. A request with a bad
- * method, header name or value is refused with a `TypeError` before anything is
- * written; a streamed body that turns out longer or shorter than its declared
- * `Content-Length` fails the call with a `TypeError` and closes the connection (its
- * excess is never written). Only the methods of `retryMethods` are sent a second time, and only when
- * a reused connection failed before any byte of the answer came.
+ * The proxy's upstream requests and the forwarder's posts and queue requests are
+ * their hot paths, and `fetch` or undici's `Pool` cost more per request on a local
+ * network (`docs/benchmarks.md`). Responses are read strictly (RFC 9112 section 6,
+ * and never more leniently than llhttp: see `_framing.ts` and the conformance
+ * corpus in `conformance_test.ts`); a response that breaks HTTP/1.1 fails with an
+ * `InvalidResponseError` (one subclass per failure, `errors.ts`). A connection
+ * that carried an invalid response, a response cut short, an abort, or any byte
+ * not asked for is closed for good, never pooled; an idle pooled connection is
+ * watched, so one the upstream closes (its keep-alive time-out) or writes to
+ * leaves the pool at once. A request with a bad method, header name or value is
+ * refused with an `InvalidRequestError` before anything is written; a streamed body
+ * that turns out longer or shorter than its declared `Content-Length` fails the
+ * request with a `RequestLengthMismatchError` and closes the connection (its excess
+ * is never written); a failed connect, read or write is a `SocketError`. Only the
+ * methods of `retryMethods` are sent a second time, and only when a reused
+ * connection failed before any byte of the response came.
  *
  * Like Deno's `fetch`, it decodes gzip, deflate and brotli bodies (raw deflate and
- * an empty coded body are read too, as browsers do; `call()` says so with
+ * an empty coded body are read too, as browsers do; the response says so with
  * `decoded`); it never follows redirects. Bodies stream both ways. Unlike `fetch`,
- * it does not read HTTP_PROXY and friends: plain-http remotes are called directly.
+ * it does not read HTTP_PROXY and friends: plain-http upstreams are reached
+ * directly.
  *
  * Layout: `lib/http1/` is the transport of the proxy and the forwarder; like all of
- * `lib/`, it imports `lib/` only (`tests/layout_test.ts` checks it).
+ * `lib/`, it imports `lib/` only, and its imports run one way (`tests/layout_test.ts`
+ * checks both).
  *
  * @module
  */
 import { ByteReader } from "./_byte_reader.ts";
-export { InvalidResponseError } from "./invalid_response_error.ts";
 import { type RequestBody, requestHead } from "./_wire.ts";
 import {
   closeQuietly,
   type Connection,
   isStale,
-  type PendingCall,
+  type PendingRequest,
   send,
 } from "./_send.ts";
-import {
-  type Exchange,
-  type Exchanged,
-  type ExchangeInit,
-  fetchExchange,
-  wholeAnswer,
-} from "./exchange.ts";
+import { socketFailure } from "./_socket_failure.ts";
+import { SocketError, UnsupportedSchemeError } from "./errors.ts";
 import type {
-  RemoteAnswer,
-  RemoteBody,
-  RemoteCall,
-  RemoteRequest,
-} from "./remote_call.ts";
+  Upstream,
+  UpstreamRequest,
+  UpstreamResponse,
+} from "./upstream.ts";
 
 /** Options of {@linkcode createHttp1Client}. */
 export interface Http1ClientOptions {
-  /** Used for every URL that is not `http:`. @default globalThis.fetch */
-  fallback?: typeof fetch;
   /** Idle connections kept per host and port. @default 128 */
   maxIdlePerHost?: number;
   /**
    * Methods sent a second time, once, on a fresh connection when a reused one
-   * failed before any byte of the answer came (the remote closed it meanwhile).
-   * Other methods are never sent twice: the remote may have acted on the first.
+   * failed before any byte of the response came (the upstream closed it
+   * meanwhile). Other methods are never sent twice: the upstream may have acted on
+   * the first.
    * @default IDEMPOTENT_METHODS
    */
   retryMethods?: readonly string[];
@@ -83,18 +79,11 @@ export const IDEMPOTENT_METHODS: readonly string[] = [
 /** A pooled HTTP/1.1 client. */
 export interface Http1Client {
   /**
-   * Calls an `http:` URL (see {@linkcode RemoteCall}); other schemes are refused
-   * with a `TypeError` (`createRemoteCall` sends them to `fetch`).
+   * Sends a request to an `http:` URL (see {@linkcode Upstream}); other schemes are
+   * refused with an `UnsupportedSchemeError` (`createUpstream` sends them to
+   * `fetch`).
    */
-  call: RemoteCall;
-  /**
-   * Calls `input` like `fetch` (method, headers, body, signal are honoured; the
-   * answer keeps its `Content-Encoding` header, as `fetch`'s does); a convenience
-   * over `call`, other schemes go to the fallback.
-   */
-  fetch: typeof fetch;
-  /** Calls `url` and reads the whole answer (see {@linkcode Exchange}). */
-  exchange: Exchange;
+  request: Upstream;
   /** Closes the idle connections; connections in use close when they finish. */
   close(): void;
 }
@@ -108,15 +97,14 @@ const OUT_SIZE = 4096;
  * @example
  * ```ts
  * const client = createHttp1Client();
- * const response = await client.fetch("http://127.0.0.1:8080/items");
+ * const response = await client.request("http://127.0.0.1:8080/items");
+ * if (response.body instanceof ReadableStream) await response.body.cancel();
  * client.close();
  * ```
  */
 export function createHttp1Client(
   options: Http1ClientOptions = {},
 ): Http1Client {
-  const fallback = options.fallback ?? globalThis.fetch;
-  const fallbackExchange = fetchExchange(fallback);
   const maxIdle = options.maxIdlePerHost ?? 128;
   const retryMethods = new Set(options.retryMethods ?? IDEMPOTENT_METHODS);
   const idle = new Map<string, Connection[]>();
@@ -133,7 +121,7 @@ export function createHttp1Client(
     pool.push(connection);
     idle.set(key, pool);
     connection.idle = true;
-    // A remote closes idle connections after its keep-alive time-out: drop such a
+    // An upstream closes idle connections after its keep-alive time-out: drop such a
     // connection at once, rather than find out when a request that cannot be sent
     // again (a streamed body) goes out on it. Bytes that come unasked (a 408) also
     // end it.
@@ -162,7 +150,7 @@ export function createHttp1Client(
       port: Number(url.port || 80),
       signal,
     }).catch((error) => {
-      throw signal?.aborted ? signal.reason : error;
+      throw signal?.aborted ? signal.reason : new SocketError(error);
     });
     conn.setNoDelay(true);
     return {
@@ -174,15 +162,13 @@ export function createHttp1Client(
   };
 
   /** Sends one request on a pooled connection. */
-  async function call(
+  async function request(
     input: URL | string,
-    init: RemoteRequest = {},
-  ): Promise<RemoteAnswer> {
+    init: UpstreamRequest = {},
+  ): Promise<UpstreamResponse> {
     const url = typeof input === "string" ? new URL(input) : input;
     if (url.protocol !== "http:") {
-      throw new TypeError(
-        `Unsupported URL "${url.protocol}" for the pooled client: only http: (use createRemoteCall)`,
-      );
+      throw new UnsupportedSchemeError(url.protocol);
     }
     const signal = init.signal ?? undefined;
     signal?.throwIfAborted();
@@ -193,73 +179,34 @@ export function createHttp1Client(
     const pooled = take(key);
     const connection = pooled ?? await open(url, signal);
     const received = connection.reader.received;
-    const pending: PendingCall = { connection, head, body, method, signal };
+    const pending: PendingRequest = { connection, head, body, method, signal };
     try {
       return await send(
         pending,
         (reusable) => release(key, connection, reusable),
       );
     } catch (error) {
-      // A pooled connection the remote closed meanwhile: retry once, fresh, when
-      // not a byte of the answer came, the method may be sent again, and so can
+      // A pooled connection the upstream closed meanwhile: retry once, fresh, when
+      // not a byte of the response came, the method may be sent again, and so can
       // the body.
       const retry = pooled && !signal?.aborted && retryMethods.has(method) &&
         !(body instanceof ReadableStream) && isStale(error) &&
         connection.reader.received === received;
-      if (!retry) throw error;
+      if (!retry) throw socketFailure(error);
       const fresh = await open(url, signal);
-      return await send(
-        { ...pending, connection: fresh },
-        (reusable) => release(key, fresh, reusable),
-      );
+      try {
+        return await send(
+          { ...pending, connection: fresh },
+          (reusable) => release(key, fresh, reusable),
+        );
+      } catch (error) {
+        throw socketFailure(error);
+      }
     }
-  }
-
-  async function fetchLike(
-    input: RequestInfo | URL,
-    init: RequestInit = {},
-  ): Promise<Response> {
-    const url = input instanceof URL
-      ? input
-      : new URL(input instanceof Request ? input.url : String(input));
-    const body = init.body ?? null;
-    if (
-      url.protocol !== "http:" || input instanceof Request ||
-      (body !== null && typeof body !== "string" &&
-        !(body instanceof Uint8Array) && !(body instanceof ReadableStream))
-    ) {
-      return await fallback(input, init);
-    }
-    const answer = await call(url, {
-      method: init.method,
-      headers: headerPairs(init.headers),
-      body: body as RemoteBody,
-      signal: init.signal,
-    });
-    return new Response(answer.body, {
-      status: answer.status,
-      statusText: answer.statusText,
-      headers: answer.headers,
-    });
-  }
-
-  async function exchange(
-    input: string | URL,
-    init: ExchangeInit = {},
-  ): Promise<Exchanged> {
-    const url = input instanceof URL ? input : new URL(input);
-    if (url.protocol !== "http:") return await fallbackExchange(url, init);
-    const answer = await call(url, {
-      ...init,
-      headers: headerPairs(init.headers),
-    });
-    return await wholeAnswer(answer, init.discardBody);
   }
 
   return {
-    call,
-    fetch: fetchLike as typeof fetch,
-    exchange,
+    request,
     close() {
       closed = true;
       for (const pool of idle.values()) {
@@ -268,15 +215,6 @@ export function createHttp1Client(
       idle.clear();
     },
   };
-}
-
-/** Headers as a list of pairs, without a `Headers` object when they are one. */
-function headerPairs(
-  headers: HeadersInit | readonly (readonly [string, string])[] | undefined,
-): [string, string][] | undefined {
-  if (headers === undefined) return undefined;
-  if (Array.isArray(headers)) return headers as [string, string][];
-  return [...new Headers(headers as HeadersInit)];
 }
 
 /** A string body as bytes, encoded once (for its length and for the wire). */

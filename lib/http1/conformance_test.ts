@@ -1,22 +1,23 @@
 /**
  * The pooled client against `npm:undici` (llhttp) as the oracle: for every hostile or
- * unusual answer of the corpus, played by the same raw server to both, ours never
- * accepts an answer llhttp rejects (but for the 1xx answers RFC 9110 requires a
+ * unusual response of the corpus, played by the same raw server to both, ours never
+ * accepts a response llhttp rejects (but for the 1xx responses RFC 9110 requires a
  * client to read, marked `required`), where both accept, both deliver the same
  * status, headers and body, and ours refuses nothing undici accepts but where RFC
- * 9112 leaves no doubt (marked `stricter`). After each answer, a second call on the
- * same client must get the second answer (never a byte of the first).
+ * 9112 leaves no doubt (marked `stricter`). After each response, a second call on the
+ * same client must get the second response (never a byte of the first).
  */
 import assert from "node:assert/strict";
 import { Client } from "undici";
-import { createHttp1Client } from "./client.ts";
 import {
   type Script,
   type ScriptStep,
   startScriptedServer,
+  type TestClient,
+  testClient,
 } from "./_testing.ts";
 
-/** How a client took an answer. */
+/** How a client took a response. */
 type Outcome =
   | { ok: true; status: number; headers: string; body: string }
   | { ok: false; error: string };
@@ -24,37 +25,37 @@ type Outcome =
 interface Case {
   name: string;
   steps: ScriptStep[];
-  /** Close after the steps (an answer framed by the end of the connection). */
+  /** Close after the steps (a response framed by the end of the connection). */
   close?: boolean;
   method?: "GET" | "HEAD";
   /** Why ours refuses what undici accepts (RFC 9112 leaves no doubt there). */
   stricter?: string;
-  /** The remote goes silent: both clients must time out (after `SILENCE_MS`). */
+  /** The upstream goes silent: both clients must time out (after `SILENCE_MS`). */
   silent?: boolean;
   /** Pause before the second call (late bytes must have come and gone). */
   pauseMs?: number;
   /**
-   * Why undici's refusal is not followed: an answer RFC 9112 or 9110 requires a
+   * Why undici's refusal is not followed: a response RFC 9112 or 9110 requires a
    * client to read, refused by undici's own checks rather than llhttp's. Ours must
    * then read it, and deliver `body`.
    */
   required?: { why: string; body: string };
   /**
-   * Also play the answer split in two writes at every byte boundary (the bytes of
+   * Also play the response split in two writes at every byte boundary (the bytes of
    * `steps`, which must then be one string).
    */
   split?: boolean;
 }
 
-/** The wait for an answer that never comes (the `silent` cases). */
+/** The wait for a response that never comes (the `silent` cases). */
 const SILENCE_MS = 300;
 /**
- * The wait for every other answer: far beyond what a local answer takes, so a busy
- * machine never turns one client's answer into the other's time-out.
+ * The wait for every other response: far beyond what a local response takes, so a busy
+ * machine never turns one client's response into the other's time-out.
  */
 const TIMEOUT_MS = 5000;
 const SECOND = "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecond";
-/** An answer meant for another caller, pipelined or late. */
+/** A response meant for another client, pipelined or late. */
 const LEAK = "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecret";
 
 /** chunked applied twice leaves the body's end to a guess. */
@@ -63,7 +64,7 @@ const CHUNKED_ONCE =
 
 /**
  * undici refuses a 100 Continue it did not ask for ("bad response", a check of its
- * own: llhttp parses it), where RFC 9110 15.2 says a client must read 1xx answers it
+ * own: llhttp parses it), where RFC 9110 15.2 says a client must read 1xx responses it
  * did not expect.
  */
 const INTERIM = "RFC 9110 15.2: a client reads 1xx answers it did not expect";
@@ -76,7 +77,7 @@ const chunked = (body: string, extra = "") =>
   ok(`Transfer-Encoding: chunked\r\n${extra}`, body);
 
 const CASES: Case[] = [
-  // Well-formed answers: both must deliver them alike.
+  // Well-formed responses: both must deliver them alike.
   { name: "content-length", steps: [cl("hello")], split: true },
   {
     name: "chunked",
@@ -180,7 +181,7 @@ const CASES: Case[] = [
     steps: [ok("Transfer-Encoding: chunked\r\n")],
   },
   {
-    name: "HEAD answered with a body",
+    name: "HEAD responded with a body",
     method: "HEAD",
     steps: [cl("hello")],
   },
@@ -380,7 +381,7 @@ const CASES: Case[] = [
   {
     name: "HTTP/2.0",
     steps: ["HTTP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n"],
-    stricter: "RFC 9112 2.3: an HTTP/1.1 answer has major version 1",
+    stricter: "RFC 9112 2.3: an HTTP/1.1 response has major version 1",
   },
   { name: "HTTP/1.2", steps: ["HTTP/1.2 200 OK\r\nContent-Length: 0\r\n\r\n"] },
   {
@@ -405,7 +406,7 @@ const CASES: Case[] = [
     name: "blank line before the status",
     steps: ["\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"],
     stricter:
-      "RFC 9112 2.2 lets a server skip blank lines before a request; before an answer they would mean the previous one did not end where its framing said",
+      "RFC 9112 2.2 lets a server skip blank lines before a request; before a response they would mean the previous one did not end where its framing said",
   },
   {
     name: "junk before the status",
@@ -456,17 +457,17 @@ const CASES: Case[] = [
   { name: "pipelined extra answer", steps: [cl("hello") + LEAK], split: true },
   { name: "junk after the answer", steps: [cl("hello") + "junk"] },
   {
-    name: "extra answer after 1 ms",
+    name: "extra response after 1 ms",
     steps: [cl("hello"), 1, LEAK],
     pauseMs: 150,
   },
   {
-    name: "extra answer after 50 ms",
+    name: "extra response after 50 ms",
     steps: [cl("hello"), 50, LEAK],
     pauseMs: 200,
   },
   {
-    name: "extra answer after a chunked one, 1 ms",
+    name: "extra response after a chunked one, 1 ms",
     steps: [chunked("5\r\nhello\r\n0\r\n\r\n"), 1, LEAK],
     pauseMs: 150,
   },
@@ -500,23 +501,23 @@ const CASES: Case[] = [
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs `script`'s answer through our client: `lean` reads it with `exchange`. */
+/** Runs `script`'s response through our client: `lean` reads it with `exchange`. */
 async function ours(
   url: string,
   method: string,
   lean: boolean,
-  client: ReturnType<typeof createHttp1Client>,
+  client: TestClient,
   timeoutMs = TIMEOUT_MS,
 ): Promise<Outcome> {
   const signal = AbortSignal.timeout(timeoutMs);
   try {
     if (lean) {
-      const answer = await client.exchange(url, { method, signal });
+      const res = await client.exchange(url, { method, signal });
       return {
         ok: true,
-        status: answer.status,
-        headers: groupedHeaders(answer.headers),
-        body: latin1Text(answer.body),
+        status: res.status,
+        headers: groupedHeaders(res.headers),
+        body: latin1Text(res.body),
       };
     }
     const response = await client.fetch(url, { method, signal });
@@ -547,18 +548,18 @@ async function oracle(
   method: "GET" | "HEAD",
 ): Promise<Outcome> {
   try {
-    const answer = await client.request({ path, method });
+    const res = await client.request({ path, method });
     const parts: Uint8Array[] = [];
-    for await (const part of answer.body) parts.push(part);
+    for await (const part of res.body) parts.push(part);
     const pairs: [string, string][] = [];
-    for (const [name, value] of Object.entries(answer.headers)) {
+    for (const [name, value] of Object.entries(res.headers)) {
       for (const one of Array.isArray(value) ? value : [value ?? ""]) {
         pairs.push([name, one]);
       }
     }
     return {
       ok: true,
-      status: answer.statusCode,
+      status: res.statusCode,
       headers: groupedHeaders(pairs),
       body: parts.map(latin1Text).join(""),
     };
@@ -623,7 +624,7 @@ async function play(
     bodyTimeout: timeoutMs,
     maxHeaderSize: 64 * 1024,
   });
-  const client = createHttp1Client();
+  const client = testClient();
   const second: Outcome[] = [];
   const outcomes: Outcome[] = [];
   try {
@@ -634,9 +635,9 @@ async function play(
       );
       if (test.pauseMs) await sleep(test.pauseMs);
       if (split) {
-        // Split at the answer's very end, the rest is an answer of its own come
-        // late: no HTTP/1.1 client can tell it from the next call's answer once
-        // that call has gone out (undici takes it as the answer too). The next
+        // Split at the response's very end, the rest is a response of its own come
+        // late: no HTTP/1.1 client can tell it from the next call's response once
+        // that call has gone out (undici takes it as the response too). The next
         // call waits until it came, and it must be caught while idle.
         for (let i = 0; i < 1000 && server.playing > 0; i++) await sleep(2);
         await sleep(20);

@@ -1,15 +1,15 @@
 /**
- * Whole-answer calls: the {@linkcode Exchange} shape, over any {@linkcode RemoteCall}
- * (what the forwarder's posts and queue calls use).
+ * Whole-response requests: the {@linkcode Exchange} shape, over any
+ * {@linkcode Upstream} (what the forwarder's posts and queue requests use).
  *
  * @module
  */
 
 import {
-  fetchRemoteCall,
-  type RemoteAnswer,
-  type RemoteCall,
-} from "./remote_call.ts";
+  fetchUpstream,
+  type Upstream,
+  type UpstreamResponse,
+} from "./upstream.ts";
 
 /** What {@linkcode Exchange} sends. */
 export interface ExchangeInit {
@@ -19,11 +19,11 @@ export interface ExchangeInit {
   headers?: HeadersInit;
   body?: string | Uint8Array<ArrayBuffer> | null;
   signal?: AbortSignal | null;
-  /** Drop the answer's body instead of reading it (`body` is then empty). */
+  /** Drop the response's body instead of reading it (`body` is then empty). */
   discardBody?: boolean;
 }
 
-/** A whole answer: status, header pairs (names in lower case) and body bytes. */
+/** A whole response: status, header pairs (names in lower case) and body bytes. */
 export interface Exchanged {
   status: number;
   statusText: string;
@@ -32,8 +32,8 @@ export interface Exchanged {
 }
 
 /**
- * One request whose whole answer is wanted at once: no `Response`, `Headers` or
- * stream objects on the way, for callers that only read a status or a small body.
+ * One request whose whole response is wanted at once: no `Response`, `Headers` or
+ * stream objects on the way, for code that only reads a status or a small body.
  */
 export type Exchange = (
   url: string | URL,
@@ -43,57 +43,57 @@ export type Exchange = (
 const NO_BYTES = new Uint8Array(0);
 
 /**
- * Reads a {@linkcode RemoteAnswer}'s body whole (or drops it, with `discard`) into
- * an {@linkcode Exchanged}.
+ * Reads an {@linkcode UpstreamResponse}'s body whole (or drops it, with `discard`)
+ * into an {@linkcode Exchanged}.
  *
  * @example
  * ```ts
- * const answer = await wholeAnswer({
+ * const response = await wholeResponse({
  *   status: 201,
  *   statusText: "Created",
  *   headers: [["content-type", "text/plain"]],
  *   body: new Response("ok").body,
  *   decoded: false,
  * });
- * answer.status; // 201
- * new TextDecoder().decode(answer.body); // "ok"
+ * response.status; // 201
+ * new TextDecoder().decode(response.body); // "ok"
  * ```
  */
-export async function wholeAnswer(
-  answer: RemoteAnswer,
+export async function wholeResponse(
+  response: UpstreamResponse,
   discard = false,
 ): Promise<Exchanged> {
   let body: Uint8Array = NO_BYTES;
-  if (answer.body instanceof ReadableStream) {
-    if (discard) await answer.body.cancel();
-    else body = new Uint8Array(await new Response(answer.body).arrayBuffer());
-  } else if (answer.body !== null && !discard) body = answer.body;
+  if (response.body instanceof ReadableStream) {
+    if (discard) await response.body.cancel();
+    else body = new Uint8Array(await new Response(response.body).arrayBuffer());
+  } else if (response.body !== null && !discard) body = response.body;
   return {
-    status: answer.status,
-    statusText: answer.statusText,
-    headers: answer.headers,
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
     body,
   };
 }
 
 /**
- * An {@linkcode Exchange} over a {@linkcode RemoteCall}: the call, then its body
- * read whole. Like the remote call, it does not follow redirects: a 3xx is the
- * answer.
+ * An {@linkcode Exchange} over an {@linkcode Upstream}: the request, then its
+ * response's body read whole. Like the upstream, it does not follow redirects: a
+ * 3xx is the response.
  *
  * @example
  * ```ts
  * import { createHttp1Client } from "./client.ts";
- * import { createRemoteCall } from "./remote_call.ts";
+ * import { createUpstream } from "./upstream.ts";
  *
- * const exchange = exchangeOver(createRemoteCall({ http1: createHttp1Client() }));
+ * const exchange = exchangeOver(createUpstream({ http1: createHttp1Client() }));
  * const { status, body } = await exchange("http://127.0.0.1:8080/items");
  * ```
  */
-export function exchangeOver(call: RemoteCall): Exchange {
+export function exchangeOver(upstream: Upstream): Exchange {
   return async (url, init = {}) =>
-    await wholeAnswer(
-      await call(url, {
+    await wholeResponse(
+      await upstream(url, {
         method: init.method,
         headers: pairsOf(init.headers),
         body: init.body,
@@ -105,7 +105,7 @@ export function exchangeOver(call: RemoteCall): Exchange {
 
 /**
  * An {@linkcode Exchange} over any `fetch` (tests, or a fetch with a proxy). Like
- * the pooled client, it does not follow redirects: a 3xx is the answer.
+ * the pooled client, it does not follow redirects: a 3xx is the response.
  *
  * @example
  * ```ts
@@ -116,7 +116,7 @@ export function exchangeOver(call: RemoteCall): Exchange {
 export function fetchExchange(
   doFetch: typeof fetch = globalThis.fetch,
 ): Exchange {
-  return exchangeOver(fetchRemoteCall(doFetch));
+  return exchangeOver(fetchUpstream(doFetch));
 }
 
 function pairsOf(

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createHttp1Client } from "../../lib/http1/client.ts";
+import { exchangeOver } from "../../lib/http1/exchange.ts";
 import { createPoster } from "./poster.ts";
 import { startSink } from "./_test_sink.ts";
 
@@ -7,7 +8,7 @@ import { startSink } from "./_test_sink.ts";
 for (const transport of ["fetch", "pooled HTTP/1.1 client"] as const) {
   Deno.test(`createPoster() on ${transport}`, async (t) => {
     const http = transport === "fetch" ? undefined : createHttp1Client();
-    const exchange = http?.exchange;
+    const exchange = http && exchangeOver(http.request);
     const sink = startSink({
       reply: (r) =>
         r.body.includes("moved")

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { createHttp1Client } from "../../lib/http1/client.ts";
 import { createSdkHandler, type SdkHttpRequest } from "./sdk_handler.ts";
-import type { Exchange } from "../../lib/http1/exchange.ts";
+import { type Exchange, exchangeOver } from "../../lib/http1/exchange.ts";
 import { startSink } from "./_test_sink.ts";
 
 function request(port: number, extra: Partial<SdkHttpRequest> = {}) {
@@ -125,7 +125,7 @@ Deno.test("the SDK retries a call whose connection closed without an answer", as
     region: "us-east-1",
     endpoint: `http://127.0.0.1:${port}`,
     credentials: { accessKeyId: "a", secretAccessKey: "b" },
-    requestHandler: createSdkHandler(http.exchange),
+    requestHandler: createSdkHandler(exchangeOver(http.request)),
   });
   try {
     const reply = await client.send(

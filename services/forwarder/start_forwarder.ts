@@ -11,7 +11,7 @@ import {
   IDEMPOTENT_METHODS,
 } from "../../lib/http1/client.ts";
 import { exchangeOver } from "../../lib/http1/exchange.ts";
-import { createRemoteCall } from "../../lib/http1/remote_call.ts";
+import { createUpstream } from "../../lib/http1/upstream.ts";
 import type { Log } from "../../lib/log.ts";
 import type { RunningRole } from "../../lib/role.ts";
 import type { Env } from "../../lib/settings.ts";
@@ -59,9 +59,9 @@ export async function startForwarder(
   const http = createHttp1Client({
     retryMethods: [...IDEMPOTENT_METHODS, "POST"],
   });
-  // The one remote-call interface (the pool for http:, fetch for https:), each
-  // answer read whole.
-  const exchange = exchangeOver(createRemoteCall({ http1: http }));
+  // The one upstream interface (the pool for http:, fetch for https:), each
+  // response read whole.
+  const exchange = exchangeOver(createUpstream({ http1: http }));
   const { AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE, AWS_PROFILE } = env;
   const client = createSqsClient(
     { ...settings, AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE, AWS_PROFILE },

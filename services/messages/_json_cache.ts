@@ -1,11 +1,11 @@
 /**
- * Serialized answers, with their entity tags, kept until the store's revision moves.
+ * Serialized responses, with their entity tags, kept until the store's revision
+ * moves.
  *
  * @module
  */
-import type { Awaitable } from "./message_store.ts";
 
-/** A JSON answer ready to send, with its length in bytes and its entity tag. */
+/** A JSON response body ready to send, with its length in bytes and its entity tag. */
 export interface JsonText {
   /** The JSON text. */
   readonly text: string;
@@ -13,33 +13,37 @@ export interface JsonText {
   readonly length: string;
   /**
    * A strong entity tag: a hash of the text and the extra headers, so equal
-   * answers carry equal tags in every process, and any change changes it.
+   * responses carry equal tags in every process, and any change changes it.
    */
   readonly etag: string;
-  /** The headers of a 200 answer: `content-type`, `etag` and the extra ones. */
+  /** The headers of a 200 response: `content-type`, `etag` and the extra ones. */
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** What a renderer gives: the value to serialize and extra answer headers. */
+/** What a renderer gives: the value to serialize and extra response headers. */
 export interface Rendered {
-  /** The value answered as JSON. */
+  /** The value sent as JSON. */
   body: unknown;
   /** Headers sent with it (part of the entity tag). */
   headers?: Record<string, string>;
 }
 
-/** A cache of JSON answers, emptied whenever `revision()` changes. */
+/** A cache of JSON responses, emptied whenever `revision()` changes. */
 export interface JsonCache {
   /**
-   * Returns the answer for `key`, rendering it with `render(key)` when not cached;
-   * `undefined` (not cached) when `render` gives `undefined`. Synchronous when
-   * cached or when `render` is; an answer rendered while the revision moved is
-   * given but not kept.
+   * The response kept for `key` in the current revision, or `undefined`: asked
+   * synchronously, before the store, so a cached read costs no promise.
    */
-  get<K extends string | number>(
+  get(key: string | number): JsonText | undefined;
+  /**
+   * Renders the response for `key` with `render(key)` and keeps it, unless the
+   * revision moved meanwhile (it is given all the same); `undefined`, not kept,
+   * when `render` gives `undefined`.
+   */
+  load<K extends string | number>(
     key: K,
-    render: (key: K) => Awaitable<Rendered | undefined>,
-  ): Awaitable<JsonText | undefined>;
+    render: (key: K) => Promise<Rendered | undefined>,
+  ): Promise<JsonText | undefined>;
 }
 
 /** The characters of JSON text a cache keeps by default: 32 Mi. */
@@ -47,8 +51,8 @@ export const DEFAULT_MAX_CACHED_CHARS = 32 * 1024 * 1024;
 
 /**
  * Returns a {@linkcode JsonCache} valid for one revision of the data, holding at most
- * `maxEntries` answers and `maxChars` characters of text besides the last answer
- * kept (it starts over when either is full). Without the second bound, pages of
+ * `maxEntries` responses and `maxChars` characters of text besides the last
+ * response kept (it starts over when either is full). Without the second bound, pages of
  * 1000 records of 64 KiB, asked with 256 different query strings, would hold 16 GB.
  */
 export function createJsonCache(
@@ -65,7 +69,7 @@ export function createJsonCache(
     chars = 0;
   };
   const keep = (key: string | number, entry: JsonText) => {
-    // One answer larger than the bound (the whole list of many records) is
+    // One response larger than the bound (the whole list of many records) is
     // still kept, alone.
     if (entries.size >= maxEntries || chars + entry.text.length > maxChars) {
       clear();
@@ -73,7 +77,7 @@ export function createJsonCache(
     entries.set(key, entry);
     chars += entry.text.length;
   };
-  const answer = (rendered: Rendered): JsonText => {
+  const serialize = (rendered: Rendered): JsonText => {
     const text = JSON.stringify(rendered.body);
     const extra = rendered.headers ?? {};
     const etag = entityTag(text, extra);
@@ -84,28 +88,27 @@ export function createJsonCache(
       headers: { "content-type": "application/json", etag, ...extra },
     };
   };
+  /** The current revision, after emptying the cache if it moved. */
+  const current = () => {
+    const now = revision();
+    if (now !== seen) {
+      clear();
+      seen = now;
+    }
+    return now;
+  };
   return {
-    get(key, render) {
-      const current = revision();
-      if (current !== seen) {
-        clear();
-        seen = current;
-      }
-      const entry = entries.get(key);
-      if (entry !== undefined) return entry;
-      const rendered = render(key);
-      if (!(rendered instanceof Promise)) {
-        if (rendered === undefined) return undefined;
-        const made = answer(rendered);
-        keep(key, made);
-        return made;
-      }
-      return rendered.then((value) => {
-        if (value === undefined) return undefined;
-        const made = answer(value);
-        if (revision() === current && seen === current) keep(key, made);
-        return made;
-      });
+    get(key) {
+      current();
+      return entries.get(key);
+    },
+    async load(key, render) {
+      const before = current();
+      const rendered = await render(key);
+      if (rendered === undefined) return undefined;
+      const made = serialize(rendered);
+      if (current() === before) keep(key, made);
+      return made;
     },
   };
 }

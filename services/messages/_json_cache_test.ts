@@ -1,58 +1,74 @@
 import assert from "node:assert/strict";
 import { createJsonCache, noneMatchHits } from "./_json_cache.ts";
 
-Deno.test("createJsonCache() renders once per revision and key", () => {
+Deno.test("createJsonCache() renders once per revision and key", async () => {
   let revision = 1;
   let renders = 0;
   const cache = createJsonCache(() => revision);
   const render = () => {
     renders++;
-    return { body: { n: renders } };
+    return Promise.resolve({ body: { n: renders } });
   };
-  const text = (key: string | number) =>
-    (cache.get(key, render) as { text: string } | undefined)?.text;
-  assert.equal(text("a"), '{"n":1}');
-  assert.equal(text("a"), '{"n":1}');
-  assert.equal(text(1), '{"n":2}');
+  const text = async (key: string | number) =>
+    (cache.get(key) ?? await cache.load(key, render))?.text;
+  assert.equal(cache.get("a"), undefined);
+  assert.equal(await text("a"), '{"n":1}');
+  assert.equal(cache.get("a")?.text, '{"n":1}');
+  assert.equal(await text(1), '{"n":2}');
   revision = 2;
-  assert.equal(text("a"), '{"n":3}');
+  assert.equal(cache.get("a"), undefined);
+  assert.equal(await text("a"), '{"n":3}');
   assert.equal(renders, 3);
 });
 
-Deno.test("createJsonCache() does not keep missing values and starts over when full", () => {
+Deno.test("createJsonCache() does not keep missing values and starts over when full", async () => {
   let renders = 0;
   const cache = createJsonCache(() => 0, 2);
-  assert.equal(cache.get(1, () => undefined), undefined);
-  cache.get(1, () => (renders++, { body: "x" }));
-  cache.get(1, () => (renders++, { body: "x" }));
-  cache.get(2, () => (renders++, { body: "y" }));
-  cache.get(3, () => (renders++, { body: "z" })); // full: starts over
-  cache.get(1, () => (renders++, { body: "x" }));
+  const load = async (key: number, body: string) => {
+    if (cache.get(key)) return;
+    await cache.load(key, () => (renders++, Promise.resolve({ body })));
+  };
+  assert.equal(
+    await cache.load(1, () => Promise.resolve(undefined)),
+    undefined,
+  );
+  assert.equal(cache.get(1), undefined);
+  await load(1, "x");
+  await load(1, "x");
+  await load(2, "y");
+  await load(3, "z"); // full: starts over
+  await load(1, "x");
   assert.equal(renders, 4);
 });
 
-Deno.test("createJsonCache() starts over past maxChars of text, keeping one larger answer alone", () => {
+Deno.test("createJsonCache() starts over past maxChars of text, keeping one larger response alone", async () => {
   let renders = 0;
   const cache = createJsonCache(() => 0, 100, 10);
-  const get = (key: number, body: string) =>
-    cache.get(key, () => (renders++, { body }));
-  get(1, "abc"); // 5 characters with the quotes
-  get(2, "def"); // 10: still within
-  get(1, "abc");
-  get(2, "def");
+  const get = async (key: number, body: string) => {
+    if (cache.get(key)) return;
+    await cache.load(key, () => (renders++, Promise.resolve({ body })));
+  };
+  await get(1, "abc"); // 5 characters with the quotes
+  await get(2, "def"); // 10: still within
+  await get(1, "abc");
+  await get(2, "def");
   assert.equal(renders, 2, String(renders));
-  get(3, "ghi"); // 15 > 10: starts over, keeps 3
-  get(1, "abc");
+  await get(3, "ghi"); // 15 > 10: starts over, keeps 3
+  await get(1, "abc");
   assert.equal(renders, 4, String(renders));
-  get(4, "a long answer past the bound");
-  get(4, "a long answer past the bound");
+  await get(4, "a long response past the bound");
+  await get(4, "a long response past the bound");
   assert.equal(renders, 5, String(renders));
 });
 
-Deno.test("createJsonCache() keeps the UTF-8 length, the tag and the headers", () => {
+Deno.test("createJsonCache() keeps the UTF-8 length, the tag and the headers", async () => {
   const cache = createJsonCache(() => 0);
-  const entry = cache.get("k", () => ({ body: "é€", headers: { "x-a": "1" } }));
-  assert.ok(entry && !(entry instanceof Promise));
+  const entry = await cache.load(
+    "k",
+    () => Promise.resolve({ body: "é€", headers: { "x-a": "1" } }),
+  );
+  assert.ok(entry);
+  assert.equal(cache.get("k"), entry);
   assert.equal(entry.text, '"é€"');
   assert.equal(entry.length, "7");
   assert.match(entry.etag, /^"[0-9a-z]+-[0-9a-z]+"$/);
@@ -63,37 +79,41 @@ Deno.test("createJsonCache() keeps the UTF-8 length, the tag and the headers", (
   });
 });
 
-Deno.test("createJsonCache() tags equal answers alike and different ones apart", () => {
-  const tag = (body: unknown, headers?: Record<string, string>) => {
-    const entry = createJsonCache(() => 0).get("k", () => ({ body, headers }));
-    return (entry as { etag: string }).etag;
+Deno.test("createJsonCache() tags equal responses alike and different ones apart", async () => {
+  const tag = async (body: unknown, headers?: Record<string, string>) => {
+    const entry = await createJsonCache(() => 0).load(
+      "k",
+      () => Promise.resolve({ body, headers }),
+    );
+    return entry?.etag;
   };
-  assert.equal(tag({ a: 1 }), tag({ a: 1 }));
-  assert.notEqual(tag({ a: 1 }), tag({ a: 2 }));
+  assert.equal(await tag({ a: 1 }), await tag({ a: 1 }));
+  assert.notEqual(await tag({ a: 1 }), await tag({ a: 2 }));
   assert.notEqual(
-    tag([1], { "x-total-count": "1" }),
-    tag([1], { "x-total-count": "2" }),
+    await tag([1], { "x-total-count": "1" }),
+    await tag([1], { "x-total-count": "2" }),
   );
 });
 
-Deno.test("createJsonCache() awaits an asynchronous render and keeps it unless the revision moved", async () => {
+Deno.test("createJsonCache() gives a render during which the revision moved, without keeping it", async () => {
   let revision = 0;
-  let renders = 0;
   const cache = createJsonCache(() => revision);
-  const render = async () => {
-    renders++;
-    await Promise.resolve();
-    return { body: renders };
-  };
-  assert.equal((await cache.get("a", render))?.text, "1");
-  assert.equal((await cache.get("a", render))?.text, "1");
-  const moving = cache.get("b", async () => {
+  const moving = cache.load("b", async () => {
     revision++;
     await Promise.resolve();
     return { body: "stale" };
   });
   assert.equal((await moving)?.text, '"stale"');
-  assert.equal((await cache.get("b", render))?.text, "2");
+  assert.equal(cache.get("b"), undefined);
+  const kept = await cache.load("b", () => Promise.resolve({ body: "fresh" }));
+  assert.equal(cache.get("b"), kept);
+});
+
+Deno.test("createJsonCache() passes a render's rejection on, keeping nothing", async () => {
+  const cache = createJsonCache(() => 0);
+  const failure = new Error("bad query");
+  await assert.rejects(cache.load("q", () => Promise.reject(failure)), failure);
+  assert.equal(cache.get("q"), undefined);
 });
 
 Deno.test("noneMatchHits() compares weakly, in lists, and takes *", () => {

@@ -78,6 +78,8 @@ const MISSING = `SELECT ${
  *
  * @example
  * ```ts
+ * import postgres from "postgres";
+ *
  * await setUpSchema(postgres("postgres://app:secret@db/app"));
  * ```
  */

@@ -9,13 +9,7 @@ import { requireBearer } from "../../lib/bearer.ts";
 import { bodyText, createHttpApp, limitBody } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
 import { preview } from "../../lib/preview.ts";
-import {
-  type Awaitable,
-  type Message,
-  type MessageFields,
-  MessageIdsExhaustedError,
-  type MessageStore,
-} from "./message_store.ts";
+import type { MessageFields, MessageStore } from "./message_store.ts";
 import {
   parseMessageFields,
   parseMessageId,
@@ -23,13 +17,15 @@ import {
 } from "./_message_input.ts";
 import {
   createJsonCache,
+  type JsonCache,
   type JsonText,
   noneMatchHits,
+  type Rendered,
 } from "./_json_cache.ts";
 import { parseListQuery } from "./list_query.ts";
 import { pageLinks } from "./page_links.ts";
 import { messagesOpenApi, OPENAPI_PATH } from "./openapi.ts";
-import { unavailableWhenBusy } from "./_unavailable_when_busy.ts";
+import { storeErrors } from "./_store_errors.ts";
 import { storeReadiness } from "./measured_store.ts";
 import { httpMetrics } from "../../lib/metrics/http_metrics.ts";
 import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
@@ -61,32 +57,36 @@ export interface MessagesAppOptions {
  * query string, a page with `X-Total-Count` and `Link`, see `parseListQuery`), read
  * (200), create (201 with the record), update by POST or PUT on the item path (both
  * fields) or PATCH (either; 200 with `author` and `message`), delete (204, empty
- * body); reads carry an `ETag` and answer 304 to a matching `If-None-Match`; 404 for
- * an unknown or malformed id, 400 for a bad body or query parameter, 413 past
- * 64 KiB, 401 without the write token when one is set, 503 with `Retry-After` while
- * the database cannot answer (logged at WARNING), 507 to a create when no id is
- * left (logged at ERROR). `GET /openapi.json` describes it all.
+ * body); reads carry an `ETag` and respond 304 to a matching `If-None-Match`; 404
+ * for an unknown or malformed id, 400 for a bad body or query parameter, 413 past
+ * 64 KiB, 401 without the write token when one is set; the store's failures as
+ * `storeErrors` maps them (503 with `Retry-After` while the database cannot
+ * respond, 507 to a create when no id is left). `GET /openapi.json` describes it
+ * all.
  *
  * @example
  * ```ts
- * const app = createMessagesApp({ store: openSqliteMessageStore(":memory:"), log });
+ * import { createLog } from "../../lib/log.ts";
+ * import { openSqliteMessageStore } from "./sqlite_message_store.ts";
+ *
+ * const app = createMessagesApp({
+ *   store: openSqliteMessageStore(":memory:"),
+ *   log: createLog("messages"),
+ * });
  * const response = await app.request("/api/message/resource");
  * await response.json(); // []
  * ```
  */
 export function createMessagesApp(options: MessagesAppOptions): Hono {
-  const store = unavailableWhenBusy(options.store, options.log);
+  const { store, log } = options;
   // The GET routes give HEAD its Content-Length themselves, so an item read is one
   // handler on Hono's synchronous path (its speed is measured against a bare
   // Deno.serve).
-  const app = createHttpApp({
-    log: options.log,
-    allowedMethods,
-    headLength: false,
-  });
+  const app = createHttpApp({ log, allowedMethods, headLength: false });
+  app.onError(storeErrors(log));
   if (options.metrics) app.use(httpMetrics(options.metrics));
   // Ready when the store answers a read.
-  app.get("/readyz", readyzHandler(() => storeReadiness(options.store)));
+  app.get("/readyz", readyzHandler(() => storeReadiness(store)));
   const item = `${MESSAGES_PATH}/:id`;
   const writeMethods = ["POST", "PUT", "PATCH", "DELETE"];
   const paths = [MESSAGES_PATH, item];
@@ -104,65 +104,72 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   }
   app.on(writeMethods, paths, limitBody(MAX_BODY_BYTES));
 
-  // Reads reuse the serialized answers until the store's revision moves (an item
-  // read through Hono and this cache costs about a microsecond in process). The list
-  // has a cache of its own: no path segment may ever hit its entry.
+  // Reads reuse the serialized responses until the store's revision moves, and ask
+  // the cache before the store, synchronously: an item read through Hono and this
+  // cache costs about a microsecond in process. The list has a cache of its own:
+  // no path segment may ever hit its entry.
   const revision = () => store.revision();
-  // Query answers are up to 1000 records each: fewer of them are kept.
+  // Query responses are up to 1000 records each: fewer of them are kept.
   const listCache = createJsonCache(revision, 256);
   const itemCache = createJsonCache(revision);
-  const renderList = () => then(store.list(), (body) => ({ body }));
-  // A list query is cached by its whole URL (its Link header names it).
-  const renderQuery = (url: string) => {
+  const renderList = async () => ({ body: await store.list() });
+  // A list query is cached by its whole URL (its Link header names it). A
+  // malformed query rejects with its 400, so it is never cached.
+  const renderQuery = async (url: string) => {
     const target = requestUrl(url);
     const { query, paging } = parseListQuery(target.searchParams);
-    return then(store.query(query), ({ total, records }) => ({
+    const { total, records } = await store.query(query);
+    return {
       body: records,
       headers: {
         "x-total-count": String(total),
         link: pageLinks(target, paging, total),
         "access-control-expose-headers": EXPOSED_HEADERS,
       },
-    }));
+    };
   };
   // Items are cached by their path segment, so a hit skips parsing the id.
-  const renderItem = (segment: string) => {
+  const renderItem = async (segment: string) => {
     const id = parseMessageId(segment);
     if (id === undefined) return undefined;
-    return then(store.get(id), (body) => body && { body });
+    const body = await store.get(id);
+    return body && { body };
   };
+  const read = async (
+    c: Context,
+    cache: JsonCache,
+    key: string,
+    render: (key: string) => Promise<Rendered | undefined>,
+  ) => {
+    const found = await cache.load(key, render);
+    if (found === undefined) throw notFound(c);
+    return respond(c, found);
+  };
+
   app.get(MESSAGES_PATH, (c) => {
     const url = c.req.url;
     const search = url.indexOf("?");
-    if (search < 0 || search === url.length - 1) {
-      return then(answer(c, listCache.get("list", renderList)), (r) => r!);
-    }
-    // A malformed query throws its 400 from the render, so it is never cached.
-    return then(answer(c, listCache.get(url, renderQuery)), (r) => r!);
+    const [key, render] = search < 0 || search === url.length - 1
+      ? ["list", renderList]
+      : [url, renderQuery];
+    const cached = listCache.get(key);
+    return cached ? respond(c, cached) : read(c, listCache, key, render);
   });
 
   app.post(MESSAGES_PATH, async (c) => {
-    const created = await createRecord(
-      store,
-      parseMessageFields(await bodyText(c)),
-      options.log,
-    );
+    const created = await store.create(parseMessageFields(await bodyText(c)));
     return c.body(JSON.stringify(created), 201, {
       ...JSON_TYPE,
       location: `${MESSAGES_PATH}/${created.id}`,
     });
   });
 
-  app.get(item, (c): Response | Promise<Response> => {
-    const found = answer(c, itemCache.get(c.req.param("id") ?? "", renderItem));
-    if (found instanceof Promise) {
-      return found.then((response): Response => {
-        if (response === undefined) throw notFound(c);
-        return response;
-      });
-    }
-    if (found === undefined) throw notFound(c);
-    return found;
+  app.get(item, (c) => {
+    const segment = c.req.param("id") ?? "";
+    const cached = itemCache.get(segment);
+    return cached
+      ? respond(c, cached)
+      : read(c, itemCache, segment, renderItem);
   });
 
   const update =
@@ -196,13 +203,8 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   return app;
 }
 
-/** The headers a browser's script may read from a list query's answer. */
+/** The headers a browser's script may read from a list query's response. */
 const EXPOSED_HEADERS = "X-Total-Count, Link, ETag";
-
-/** `f(value)`, after `value` settles when it is a promise. */
-function then<T, R>(value: Awaitable<T>, f: (value: T) => R): Awaitable<R> {
-  return value instanceof Promise ? value.then(f) : f(value);
-}
 
 /**
  * The methods of our paths, for the 405 of another method (a catch-all route would
@@ -221,44 +223,23 @@ function allowedMethods(path: string): readonly string[] | undefined {
 }
 
 /**
- * The answer of a cached JSON text, once it is there (`undefined` when there is
- * none): 304 with its `ETag` and no body when `If-None-Match` names it, else 200.
- * The answer to HEAD (which runs the GET route) carries the text's length; a GET
- * answer leaves it to Deno, whose answers with a `Content-Length` header of ours
- * take about a microsecond longer to build.
+ * The response of a cached JSON text: 304 with its `ETag` and no body when
+ * `If-None-Match` names it, else 200. The response to HEAD (which runs the GET
+ * route) carries the text's length; a GET response leaves it to Deno, whose
+ * responses with a `Content-Length` header of ours take about a microsecond longer
+ * to build.
  */
-function answer(
-  c: Context,
-  json: Awaitable<JsonText | undefined>,
-): Awaitable<Response | undefined> {
-  return then(json, (found) => {
-    if (found === undefined) return undefined;
-    const noneMatch = c.req.header("if-none-match");
-    if (noneMatch !== undefined && noneMatchHits(noneMatch, found.etag)) {
-      return new Response(null, { status: 304, headers: { etag: found.etag } });
-    }
-    if (c.req.method !== "HEAD") {
-      return new Response(found.text, { headers: found.headers });
-    }
-    return new Response(found.text, {
-      headers: { ...found.headers, "content-length": found.length },
-    });
-  });
-}
-
-/** Creates a record; answers 507, logged at ERROR, when no id is left. */
-async function createRecord(
-  store: MessageStore,
-  fields: MessageFields,
-  log: Log,
-): Promise<Message> {
-  try {
-    return await store.create(fields);
-  } catch (error) {
-    if (!(error instanceof MessageIdsExhaustedError)) throw error;
-    log.error(`create answered 507: ${error.message}`);
-    throw new HTTPException(507, { message: error.message, cause: error });
+function respond(c: Context, found: JsonText): Response {
+  const noneMatch = c.req.header("if-none-match");
+  if (noneMatch !== undefined && noneMatchHits(noneMatch, found.etag)) {
+    return new Response(null, { status: 304, headers: { etag: found.etag } });
   }
+  if (c.req.method !== "HEAD") {
+    return new Response(found.text, { headers: found.headers });
+  }
+  return new Response(found.text, {
+    headers: { ...found.headers, "content-length": found.length },
+  });
 }
 
 /**

@@ -31,7 +31,7 @@ function setup(token?: string) {
         ? body
         : JSON.stringify(body),
     });
-  return { store, log, app, call, [Symbol.dispose]: () => store.close() };
+  return { store, log, app, call, [Symbol.asyncDispose]: () => store.close() };
 }
 
 async function expectError(response: Response, status: number) {
@@ -45,8 +45,8 @@ async function expectError(response: Response, status: number) {
 
 const ADA = { author: "Ada", message: "Hello" };
 
-Deno.test("createMessagesApp() answers the contract's table", async (t) => {
-  using s = setup();
+Deno.test("createMessagesApp() follows the contract's table", async (t) => {
+  await using s = setup();
   await t.step("list of no records is 200 []", async () => {
     const response = await s.call("GET", "");
     assert.equal(response.status, 200);
@@ -114,7 +114,7 @@ Deno.test("createMessagesApp() answers the contract's table", async (t) => {
       message: "Hi",
     }]);
   });
-  await t.step("HEAD on the list answers 200 without a body", async () => {
+  await t.step("HEAD on the list responds 200 without a body", async () => {
     const response = await s.call("HEAD", "");
     assert.equal(response.status, 200);
     assert.equal(await response.text(), "");
@@ -122,7 +122,7 @@ Deno.test("createMessagesApp() answers the contract's table", async (t) => {
 });
 
 Deno.test("createMessagesApp() gives ids as highest id plus one", async () => {
-  using s = setup();
+  await using s = setup();
   for (let i = 0; i < 3; i++) {
     await (await s.call("POST", "", ADA)).body?.cancel();
   }
@@ -136,8 +136,8 @@ Deno.test("createMessagesApp() gives ids as highest id plus one", async () => {
   assert.equal((await (await s.call("POST", "", ADA)).json()).id, 1);
 });
 
-Deno.test("createMessagesApp() answers 404 for unknown and malformed ids", async (t) => {
-  using s = setup();
+Deno.test("createMessagesApp() responds 404 for unknown and malformed ids", async (t) => {
+  await using s = setup();
   await (await s.call("POST", "", ADA)).body?.cancel();
   const ids = ["2", "0", "-1", "abc", "1.5", "1.0", "01", "+1", "1e0", "%20"];
   ids.push("99999999999999999999", "9007199254740993");
@@ -152,17 +152,17 @@ Deno.test("createMessagesApp() answers 404 for unknown and malformed ids", async
   assert.deepEqual(await list.json(), [{ id: 1, ...ADA }]);
 });
 
-Deno.test('createMessagesApp() answers 404 for the id "list", also after a list read', async () => {
-  using s = setup();
+Deno.test('createMessagesApp() responds 404 for the id "list", also after a list read', async () => {
+  await using s = setup();
   await (await s.call("POST", "", ADA)).body?.cancel();
   await expectError(await s.call("GET", "/list"), 404);
   assert.deepEqual(await (await s.call("GET", "")).json(), [{ id: 1, ...ADA }]);
-  // The list's answer is cached now: no segment may reach it.
+  // The list's response is cached now: no segment may reach it.
   await expectError(await s.call("GET", "/list"), 404);
 });
 
-Deno.test("createMessagesApp() answers 404 for trailing-slash variants and other paths", async () => {
-  using s = setup();
+Deno.test("createMessagesApp() responds 404 for trailing-slash variants and other paths", async () => {
+  await using s = setup();
   await (await s.call("POST", "", ADA)).body?.cancel();
   const paths = [
     `${MESSAGES_PATH}/`,
@@ -187,8 +187,8 @@ Deno.test("createMessagesApp() answers 404 for trailing-slash variants and other
   assert.deepEqual(await list.json(), [{ id: 1, ...ADA }]);
 });
 
-Deno.test("createMessagesApp() answers 405 with Allow for other methods", async () => {
-  using s = setup();
+Deno.test("createMessagesApp() responds 405 with Allow for other methods", async () => {
+  await using s = setup();
   await (await s.call("POST", "", ADA)).body?.cancel();
   for (const method of ["PUT", "PATCH"]) {
     const list = await s.call(method, "", ADA);
@@ -208,8 +208,8 @@ Deno.test("createMessagesApp() answers 405 with Allow for other methods", async 
   assert.deepEqual(await read.json(), { id: 1, ...ADA });
 });
 
-Deno.test("createMessagesApp() answers 400 for bad bodies, on create and update", async (t) => {
-  using s = setup();
+Deno.test("createMessagesApp() responds 400 for bad bodies, on create and update", async (t) => {
+  await using s = setup();
   await (await s.call("POST", "", ADA)).body?.cancel();
   const bodies: [string, string][] = [
     ["no body", ""],
@@ -256,7 +256,7 @@ Deno.test("createMessagesApp() answers 400 for bad bodies, on create and update"
 });
 
 Deno.test("createMessagesApp() ignores unknown fields", async () => {
-  using s = setup();
+  await using s = setup();
   const created = await s.call("POST", "", { id: 99, extra: true, ...ADA });
   assert.equal(created.status, 201);
   assert.deepEqual(await created.json(), { id: 1, ...ADA });
@@ -266,7 +266,7 @@ Deno.test("createMessagesApp() ignores unknown fields", async () => {
 });
 
 Deno.test("createMessagesApp() keeps text as sent", async () => {
-  using s = setup();
+  await using s = setup();
   const fields = {
     author: "  Zoë 🚀 ",
     message: 'Line 1\nLine 2 "quoted" \\ <b>&</b> 日本語',
@@ -276,8 +276,8 @@ Deno.test("createMessagesApp() keeps text as sent", async () => {
   assert.deepEqual(await (await s.call("GET", "/1")).json(), created);
 });
 
-Deno.test("createMessagesApp() answers 413 past 64 KiB and accepts up to it", async () => {
-  using s = setup();
+Deno.test("createMessagesApp() responds 413 past 64 KiB and accepts up to it", async () => {
+  await using s = setup();
   const exact = JSON.stringify({ author: "Ada", message: "" });
   const fill = "x".repeat(MAX_BODY_BYTES - exact.length);
   const atLimit = JSON.stringify({ author: "Ada", message: fill });
@@ -298,7 +298,7 @@ Deno.test("createMessagesApp() answers 413 past 64 KiB and accepts up to it", as
 
 Deno.test("createMessagesApp() with a token guards writes only", async (t) => {
   const token = "s3cret-token";
-  using s = setup(token);
+  await using s = setup(token);
   const auth = { authorization: `Bearer ${token}` };
   await t.step("writes without the token are 401", async () => {
     const variants: Record<string, string>[] = [
@@ -343,15 +343,15 @@ Deno.test("createMessagesApp() with a token guards writes only", async (t) => {
   });
 });
 
-Deno.test("createMessagesApp() answers /healthz", async () => {
-  using s = setup();
+Deno.test("createMessagesApp() responds /healthz", async () => {
+  await using s = setup();
   const response = await s.app.request("http://localhost/healthz");
   assert.equal(response.status, 200);
   assert.deepEqual(await response.json(), { status: "ok" });
 });
 
-Deno.test("createMessagesApp() answers other methods on /healthz 405 with Allow, as every role does", async () => {
-  using s = setup();
+Deno.test("createMessagesApp() responds other methods on /healthz 405 with Allow, as every role does", async () => {
+  await using s = setup();
   const otherRoles = createHttpApp({ log: createMemoryLog() });
   for (const method of ["PUT", "POST", "DELETE", "PATCH"]) {
     const init = { method, body: method === "DELETE" ? undefined : "{}" };
@@ -371,7 +371,7 @@ Deno.test("createMessagesApp() answers other methods on /healthz 405 with Allow,
   assert.equal(head.status, 200);
 });
 
-Deno.test("createMessagesApp() answers 503 with Retry-After while another writer holds the database, then takes the retry", async () => {
+Deno.test("createMessagesApp() responds 503 with Retry-After while another writer holds the database, then takes the retry", async () => {
   const dir = Deno.makeTempDirSync({ prefix: "messages-app-" });
   const store = openSqliteMessageStore(`${dir}/m.db`);
   const log = createMemoryLog();
@@ -414,17 +414,18 @@ Deno.test("createMessagesApp() answers 503 with Retry-After while another writer
     ]);
   } finally {
     other.close();
-    store.close();
+    await store.close();
     Deno.removeSync(dir, { recursive: true });
   }
 });
 
-Deno.test("createMessagesApp() logs a store failure and answers 500", async () => {
+Deno.test("createMessagesApp() logs a store failure and responds 500", async () => {
   const log = createMemoryLog();
   const failing = new Proxy({} as MessageStore, {
-    get: () => () => {
-      throw new Error("disk I/O error");
-    },
+    get: (_, name) =>
+      name === "revision"
+        ? () => 0
+        : () => Promise.reject(new Error("disk I/O error")),
   });
   const app = createMessagesApp({ store: failing, log });
   const response = await app.request(`${BASE}/1`);
@@ -444,11 +445,11 @@ Deno.test("createMessagesApp() reads reflect writes made through another connect
   const read = async (path: string) =>
     await (await app.request(`${BASE}${path}`)).json();
   try {
-    ours.create(ADA);
+    await ours.create(ADA);
     assert.deepEqual(await read(""), [{ id: 1, ...ADA }]);
     assert.deepEqual(await read("/1"), { id: 1, ...ADA });
-    other.update(1, { author: "Bo", message: "Edited elsewhere" });
-    other.create({ author: "Cy", message: "New" });
+    await other.update(1, { author: "Bo", message: "Edited elsewhere" });
+    await other.create({ author: "Cy", message: "New" });
     await outsideWritesShown();
     assert.deepEqual(await read("/1"), {
       id: 1,
@@ -456,20 +457,20 @@ Deno.test("createMessagesApp() reads reflect writes made through another connect
       message: "Edited elsewhere",
     });
     assert.equal((await read("")).length, 2);
-    other.delete(1);
+    await other.delete(1);
     await outsideWritesShown();
     const gone = await app.request(`${BASE}/1`);
     assert.equal(gone.status, 404);
     await gone.body?.cancel();
   } finally {
-    ours.close();
-    other.close();
+    await ours.close();
+    await other.close();
     Deno.removeSync(dir, { recursive: true });
   }
 });
 
-Deno.test("createMessagesApp() answers 400 to a body that is not UTF-8, storing nothing", async () => {
-  using s = setup();
+Deno.test("createMessagesApp() responds 400 to a body that is not UTF-8, storing nothing", async () => {
+  await using s = setup();
   const bytes = new TextEncoder().encode('{"author":"Ada","message":"xx"}');
   bytes.set([0xc3, 0x28], bytes.length - 4); // an invalid two-byte sequence
   const response = await s.app.request(`${BASE}`, {
@@ -482,8 +483,8 @@ Deno.test("createMessagesApp() answers 400 to a body that is not UTF-8, storing 
   assert.deepEqual(s.log.at("ERROR"), []);
 });
 
-Deno.test("createMessagesApp() answers 400, not a logged 500, to an upload cut short", async () => {
-  using s = setup();
+Deno.test("createMessagesApp() responds 400, not a logged 500, to an upload cut short", async () => {
+  await using s = setup();
   for (const declared of [true, false]) {
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -502,7 +503,7 @@ Deno.test("createMessagesApp() answers 400, not a logged 500, to an upload cut s
 });
 
 Deno.test("createMessagesApp() keeps an unknown id short in its 404 message", async () => {
-  using s = setup();
+  await using s = setup();
   const message = await expectError(
     await s.call("GET", `/${"1".repeat(5000)}`),
     404,
@@ -511,22 +512,16 @@ Deno.test("createMessagesApp() keeps an unknown id short in its 404 message", as
   assert.match(message, /^No message record with id "1{80}\.\.\."$/);
 });
 
-Deno.test("createMessagesApp() answers a read that finds the database busy once, with one WARNING", async () => {
+Deno.test("createMessagesApp() responds to a read that finds the database busy once, with one WARNING", async () => {
   const store = openSqliteMessageStore(":memory:");
-  store.create({ author: "Ada", message: "Hello" });
+  await store.create({ author: "Ada", message: "Hello" });
   let gets = 0;
   const busy: MessageStore = {
-    list: () => store.list(),
-    query: (query) => store.query(query),
+    ...store,
     get() {
       gets++;
-      throw new MessageStoreBusyError();
+      return Promise.reject(new MessageStoreBusyError());
     },
-    create: (fields) => store.create(fields),
-    update: (id, fields) => store.update(id, fields),
-    delete: (id) => store.delete(id),
-    revision: () => store.revision(),
-    close: () => store.close(),
   };
   const log = createMemoryLog();
   const app = createMessagesApp({ store: busy, log });
@@ -536,19 +531,21 @@ Deno.test("createMessagesApp() answers a read that finds the database busy once,
     assert.equal(response.headers.get("retry-after"), "1");
     await response.body?.cancel();
     assert.equal(gets, 1);
-    assert.equal(log.at("WARNING").length, 1);
+    assert.deepEqual(log.at("WARNING").length, 1);
+    assert.match(
+      log.at("WARNING")[0]!,
+      new RegExp(`^GET ${MESSAGES_PATH}/1 responded 503, the client may retry`),
+    );
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
-Deno.test("createMessagesApp() answers 507 to a create when no id is left, storing nothing", async () => {
-  using app = setup();
+Deno.test("createMessagesApp() responds 507 to a create when no id is left, storing nothing", async () => {
+  await using app = setup();
   const full = {
     ...app.store,
-    create: () => {
-      throw new MessageIdsExhaustedError();
-    },
+    create: () => Promise.reject(new MessageIdsExhaustedError()),
   };
   const log = createMemoryLog();
   const refusing = createMessagesApp({ store: full, log });
@@ -557,12 +554,15 @@ Deno.test("createMessagesApp() answers 507 to a create when no id is left, stori
     body: JSON.stringify(ADA),
   });
   assert.match(await expectError(response, 507), /No message id is left/);
-  assert.match(log.at("ERROR")[0] ?? "", /create answered 507/);
-  assert.deepEqual(app.store.list(), []);
+  assert.match(
+    log.at("ERROR")[0] ?? "",
+    new RegExp(`^POST ${MESSAGES_PATH} responded 507: No message id is left`),
+  );
+  assert.deepEqual(await app.store.list(), []);
 });
 
 Deno.test("createMessagesApp() routes every request through Hono, item reads included", async () => {
-  using s = setup();
+  await using s = setup();
   await (await s.call("POST", "", { author: "Zoë", message: "Grüße" })).body
     ?.cancel();
   const matched: string[] = [];
@@ -574,7 +574,7 @@ Deno.test("createMessagesApp() routes every request through Hono, item reads inc
   const get = await s.call("GET", "/1");
   const body = await get.text();
   assert.deepEqual(matched, [`GET ${MESSAGES_PATH}/1`]);
-  // HEAD runs the GET route and carries the length the GET answer has.
+  // HEAD runs the GET route and carries the length the GET response has.
   for (const path of ["", "/1"]) {
     const full = await (await s.call("GET", path)).arrayBuffer();
     const head = await s.call("HEAD", path);
@@ -597,7 +597,7 @@ Deno.test("createMessagesApp() routes every request through Hono, item reads inc
 });
 
 Deno.test("createMessagesApp() updates with PUT (both fields) and PATCH (either)", async () => {
-  using s = setup();
+  await using s = setup();
   await (await s.call("POST", "", ADA)).body?.cancel();
   const put = await s.call("PUT", "/1", { author: "Bob", message: "Put" });
   assert.equal(put.status, 200);
@@ -624,8 +624,8 @@ Deno.test("createMessagesApp() updates with PUT (both fields) and PATCH (either)
   });
 });
 
-Deno.test("createMessagesApp() tags reads and answers 304 to a matching If-None-Match", async () => {
-  using s = setup();
+Deno.test("createMessagesApp() tags reads and responds 304 to a matching If-None-Match", async () => {
+  await using s = setup();
   await (await s.call("POST", "", ADA)).body?.cancel();
   for (const path of ["/1", "", "?_page=1&_limit=1"]) {
     const first = await s.call("GET", path);
@@ -666,8 +666,8 @@ Deno.test("createMessagesApp() tags reads and answers 304 to a matching If-None-
   assert.notEqual(created[2], after[2], "the total count moved");
 });
 
-Deno.test("createMessagesApp() answers list queries with X-Total-Count and Link", async () => {
-  using s = setup();
+Deno.test("createMessagesApp() responds list queries with X-Total-Count and Link", async () => {
+  await using s = setup();
   for (let i = 1; i <= 25; i++) {
     await (await s.call("POST", "", { author: `A${i % 3}`, message: `m${i}` }))
       .body?.cancel();
@@ -694,17 +694,11 @@ Deno.test("createMessagesApp() answers list queries with X-Total-Count and Link"
   assert.ok(Number(head.headers.get("content-length")) > 0);
 });
 
-Deno.test("createMessagesApp() serves a store that answers with promises", async () => {
+Deno.test("createMessagesApp() serves a store whose promises settle later", async () => {
   const inner = openSqliteMessageStore(":memory:");
-  const later = <T>(value: () => T) =>
+  const later = <T>(value: () => Promise<T>) =>
     new Promise<T>((resolve, reject) =>
-      setTimeout(() => {
-        try {
-          resolve(value());
-        } catch (error) {
-          reject(error);
-        }
-      }, 1)
+      setTimeout(() => value().then(resolve, reject), 1)
     );
   const store: MessageStore = {
     list: () => later(() => inner.list()),
@@ -748,6 +742,6 @@ Deno.test("createMessagesApp() serves a store that answers with promises", async
     await expectError(await call("DELETE", "/1"), 404);
     assert.deepEqual(await (await call("GET", "")).json(), []);
   } finally {
-    inner.close();
+    await inner.close();
   }
 });

@@ -50,7 +50,7 @@ export interface MessageFilter {
   q?: string;
 }
 
-/** What a store answers a list query with. */
+/** What a store returns for a list query. */
 export interface MessageQuery {
   /** Which records match. */
   filter: MessageFilter;

@@ -127,7 +127,7 @@ Deno.test("parseListQuery() reads the filters", async (t) => {
   });
 });
 
-Deno.test("parseListQuery() answers 400 naming a malformed parameter", () => {
+Deno.test("parseListQuery() throws a 400 naming a malformed parameter", () => {
   assertBadRequest("_page=0", "_page");
   assertBadRequest("_page=abc", "_page");
   assertBadRequest("_limit=abc", "_limit");
@@ -147,13 +147,13 @@ Deno.test("parseListQuery() answers 400 naming a malformed parameter", () => {
   assertBadRequest("id_ne=x", "id_ne");
 });
 
-Deno.test("parseListQuery() answers 400 to a paging parameter the form leaves unused", () => {
+Deno.test("parseListQuery() throws a 400 to a paging parameter the form leaves unused", () => {
   assertBadRequest("_page=1&_start=abc", "_start");
   assertBadRequest("_page=1&_end=-2", "_end");
   assertBadRequest("_page=1&_limit=10&_per_page=abc", "_per_page");
 });
 
-Deno.test("parseListQuery() answers 400 to a text filter holding NUL", () => {
+Deno.test("parseListQuery() throws a 400 to a text filter holding NUL", () => {
   for (const name of ["author", "message", "author_ne", "message_ne"]) {
     assertBadRequest(`${name}=a%00b`, name);
   }

@@ -22,12 +22,20 @@ import type { MessageStore } from "./message_store.ts";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";
 import { openPostgresMessageStore } from "./postgres_message_store.ts";
 import { isPostgresUrl, maskPassword, scrub } from "./_database_url.ts";
+import { backupSqliteDatabase } from "./backup_sqlite_database.ts";
+
+/** The one command of the role: `messages backup PATH`. */
+const BACKUP = "backup";
 
 /** The `messages` role descriptor. */
 export const messagesRole = defineRole({
   name: "messages",
   summary:
     "Message-record JSON service on SQLite or PostgreSQL (/api/message/resource)",
+  usage: "messages [backup PATH]",
+  maxArgs: 2,
+  // A backup is a one-shot run: its exit code is its verdict.
+  runsAlone: (args) => args.length > 0,
   settings: {
     ...listenSettings("MESSAGES", 8001),
     MESSAGES_DB: text({
@@ -43,9 +51,44 @@ export const messagesRole = defineRole({
   series: (registry) => {
     storeSeries(registry);
   },
-  async start(settings, { log, metrics }) {
+  check(settings, _failed, _env, args) {
+    if (args.length === 0) return [];
+    if (args[0] !== BACKUP) {
+      return [
+        `Unknown command or role "${
+          args[0]
+        }" after messages: expected "messages backup PATH" or a role name (see --help)`,
+      ];
+    }
+    if (args.length < 2) {
+      return [
+        'Missing PATH after "messages backup": give the file to write the copy to',
+      ];
+    }
+    const db = settings.MESSAGES_DB;
+    if (db !== undefined && (isPostgresUrl(db) || isInMemory(db))) {
+      return [
+        `messages backup copies an SQLite database file, and MESSAGES_DB "${
+          maskPassword(db)
+        }" is not one${
+          isPostgresUrl(db) ? ": back PostgreSQL up with pg_dump" : ""
+        }`,
+      ];
+    }
+    return [];
+  },
+  async start(settings, { args, log, metrics }) {
     const db = settings.MESSAGES_DB;
     const shown = maskPassword(db);
+    if (args[0] === BACKUP) {
+      const target = args[1]!;
+      const done = Promise.try(() => {
+        backupSqliteDatabase(db, target);
+        log.info(`messages database ${shown} backed up to ${target}`);
+        return 0;
+      });
+      return { done, stop: () => done.then(() => {}, () => {}) };
+    }
     let store: MessageStore;
     try {
       store = isPostgresUrl(db)
@@ -59,7 +102,7 @@ export const messagesRole = defineRole({
     log.info(`messages database ${shown}`);
     if (settings.MESSAGES_TOKEN === undefined) {
       log.info(
-        "MESSAGES_TOKEN is not set: every caller may create, update and delete records",
+        "MESSAGES_TOKEN is not set: every client may create, update and delete records",
       );
     }
     try {
@@ -88,3 +131,8 @@ export const messagesRole = defineRole({
     }
   },
 });
+
+/** `:memory:` and in-memory `file:` URIs: nothing on disk to back up. */
+function isInMemory(db: string): boolean {
+  return db === ":memory:" || /^file::memory:|[?&]mode=memory(&|$)/.test(db);
+}

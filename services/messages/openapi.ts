@@ -21,7 +21,7 @@ const error = (description: string) => ({
 const errors = {
   unavailable: {
     description:
-      "The database cannot answer now (locked by another writer, unreachable): retry after the delay given",
+      "The database cannot respond now (locked by another writer, unreachable): retry after the delay given",
     headers: { "Retry-After": { schema: { type: "integer" } } },
     content: json(ref("Error")),
   },
@@ -34,7 +34,7 @@ const errors = {
 };
 const etagHeader = {
   ETag: {
-    description: "Changes with the answer; send it back in If-None-Match",
+    description: "Changes with the response; send it back in If-None-Match",
     schema: { type: "string" },
   },
 };

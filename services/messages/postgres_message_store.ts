@@ -5,6 +5,7 @@
  * @module
  */
 import postgres from "postgres";
+import { raceSignal, withDeadline } from "../../lib/deadline.ts";
 import type { MessageQuery } from "./list_query.ts";
 import { type SqlDialect, sqlQuery } from "./_sql_query.ts";
 import { scrub } from "./_database_url.ts";
@@ -46,7 +47,7 @@ export interface PostgresMessageStoreOptions {
   relistenMs?: number;
   /**
    * How long, in ms, a call (and the set-up at start) may wait for the database
-   * before it is given up as unavailable: a server that stopped answering without
+   * before it is given up as unavailable: a server that stopped responding without
    * closing its connections (a host gone from the network) would hold the
    * request for minutes. @default 10000
    */
@@ -92,7 +93,7 @@ export async function openPostgresMessageStore(
   const timeoutMs = options.timeoutMs ?? 10_000;
   let dialect: SqlDialect;
   try {
-    const encoding = await withDeadline(async () => {
+    const encoding = await limited(async () => {
       await setUpSchema(sql);
       const [row] = await sql`SHOW server_encoding`;
       return row?.server_encoding;
@@ -143,11 +144,11 @@ export async function openPostgresMessageStore(
     }
   };
   // A listener that does not come up in time leaves the cache off until it does.
-  await withDeadline(listen, timeoutMs).catch(() => {});
+  await limited(listen, timeoutMs).catch(() => {});
 
   const run = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
-      return await withDeadline(work, timeoutMs);
+      return await limited(work, timeoutMs);
     } catch (error) {
       if (!isUnreachable(error)) throw error;
       throw new MessageStoreUnavailableError(
@@ -229,26 +230,17 @@ export async function openPostgresMessageStore(
   };
 }
 
-/** `work()`, or a rejection with code `TIMEOUT` once `ms` have passed. */
-async function withDeadline<T>(work: () => Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          Object.assign(
-            new Error(`PostgreSQL did not answer within ${ms} ms`),
-            { code: "TIMEOUT" },
-          ),
-        ),
-      ms,
-    );
-  });
-  try {
-    return await Promise.race([work(), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+/**
+ * `work()`, or a rejection with code `TIMEOUT` (a `DeadlineError`) once `ms` have
+ * passed; the work goes on.
+ */
+function limited<T>(work: () => Promise<T>, ms: number): Promise<T> {
+  return withDeadline(
+    ms,
+    undefined,
+    (signal) => raceSignal(work(), signal),
+    `PostgreSQL did not respond within ${ms} ms`,
+  );
 }
 
 function row(value: Record<string, unknown>): Message {

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { concatBytes } from "../../lib/concat_bytes.ts";
 
 /**
  * The first `maxBytes` of `response`'s body as UTF-8 text; the rest is not read
@@ -34,11 +35,5 @@ export async function replyText(
     // Nothing more is wanted: an endless reply stops here.
     await reader.cancel().catch(() => {});
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return new TextDecoder().decode(bytes);
+  return new TextDecoder().decode(concatBytes(chunks, size));
 }

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { concatBytes } from "../../lib/concat_bytes.ts";
 
 /**
  * `body`, passed on part by part as the caller reads it, also collected: `done` gets
@@ -37,13 +38,7 @@ export function collected(
       if (next.done) {
         controller.close();
         if (parts === undefined) return finish(undefined);
-        const bytes = new Uint8Array(length);
-        let at = 0;
-        for (const part of parts) {
-          bytes.set(part, at);
-          at += part.byteLength;
-        }
-        return finish(bytes);
+        return finish(concatBytes(parts, length));
       }
       if (parts !== undefined) {
         length += next.value.byteLength;

@@ -8,8 +8,11 @@
  * @module
  */
 
-/** One call's deadline. */
-export interface Deadline {
+/**
+ * One request's time-out on the shared timer (restartable, unlike the
+ * `Deadline` of `lib/deadline.ts`, which is a signal).
+ */
+export interface RequestTimeout {
   /**
    * Counts the time-out again from now (unless {@linkcode done}); `ms` instead of the
    * set's time-out for this once.
@@ -22,7 +25,7 @@ export interface Deadline {
 /** A set of deadlines of the same length sharing one timer. */
 export interface Deadlines {
   /** Starts a deadline that calls `expire` once, `timeoutMs` from now. */
-  start(expire: () => void): Deadline;
+  start(expire: () => void): RequestTimeout;
 }
 
 interface Entry {

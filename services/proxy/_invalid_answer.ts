@@ -4,7 +4,11 @@
  *
  * @module
  */
-import { InvalidResponseError } from "../../lib/http1/client.ts";
+import {
+  ConnectionClosedError,
+  InvalidResponseError,
+  SocketError,
+} from "../../lib/http1/errors.ts";
 
 /**
  * Whether `error`, from a remote call, says that the remote's answer broke HTTP: the
@@ -16,14 +20,16 @@ export function isInvalidAnswer(error: unknown): boolean {
 }
 
 /**
- * How the proxy describes a failed remote call: an invalid answer (the pooled
- * client), a network failure (the pooled client's connection errors), or either of
- * them (`fetch`, whose `TypeError` does not say which).
+ * How the proxy describes a failed remote call, by the class of its error (see
+ * `lib/http1/errors.ts`): an invalid answer (the pooled client's
+ * `InvalidResponseError`), a network failure (its `SocketError` and
+ * `ConnectionClosedError`), or either of them (anything else: `fetch`, whose
+ * `TypeError` does not say which, or a request the client refused).
  */
 export function failedCallText(error: unknown): string {
   if (isInvalidAnswer(error)) return "answered with an invalid HTTP response";
-  if (error instanceof TypeError) {
-    return "is unreachable or answered with an invalid HTTP response";
+  if (error instanceof SocketError || error instanceof ConnectionClosedError) {
+    return "is unreachable";
   }
-  return "is unreachable";
+  return "is unreachable or answered with an invalid HTTP response";
 }

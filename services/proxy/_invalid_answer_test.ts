@@ -1,10 +1,14 @@
 import assert from "node:assert/strict";
-import { EndOfStream } from "../../lib/http1/_byte_reader.ts";
-import { InvalidResponseError } from "../../lib/http1/client.ts";
+import {
+  ConnectionClosedError,
+  InvalidHeaderError,
+  InvalidRequestError,
+  SocketError,
+} from "../../lib/http1/errors.ts";
 import { failedCallText, isInvalidAnswer } from "./_invalid_answer.ts";
 
 Deno.test("failedCallText() tells an invalid answer from a network failure by type, never by text", () => {
-  const invalid = new InvalidResponseError(
+  const invalid = new InvalidHeaderError(
     "Invalid header line from the remote: no colon",
   );
   assert.equal(isInvalidAnswer(invalid), true);
@@ -14,8 +18,10 @@ Deno.test("failedCallText() tells an invalid answer from a network failure by ty
   );
   for (
     const error of [
-      new Deno.errors.ConnectionRefused("Connection refused (os error 111)"),
-      new EndOfStream(0),
+      new SocketError(
+        new Deno.errors.ConnectionRefused("Connection refused (os error 111)"),
+      ),
+      new ConnectionClosedError(0),
     ]
   ) {
     assert.equal(isInvalidAnswer(error), false);
@@ -23,9 +29,13 @@ Deno.test("failedCallText() tells an invalid answer from a network failure by ty
   }
   // fetch's failures: one type whatever happened, and the text is not read.
   for (
-    const reason of ["invalid HTTP header parsed", "tcp connect error"]
+    const error of [
+      ...["invalid HTTP header parsed", "tcp connect error"].map((reason) =>
+        new TypeError("fetch failed", { cause: new Error(reason) })
+      ),
+      new InvalidRequestError('Invalid method "G T": not a token'),
+    ]
   ) {
-    const error = new TypeError("fetch failed", { cause: new Error(reason) });
     assert.equal(isInvalidAnswer(error), false);
     assert.equal(
       failedCallText(error),

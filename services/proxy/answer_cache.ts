@@ -11,8 +11,8 @@ import { createAnswerStore, type StoredAnswer } from "./_answer_store.ts";
 import { collected } from "./_collected_body.ts";
 import type { ProxyRoute } from "./routes.ts";
 
-/** A remote call: `request` relayed to `target` within `route`. */
-export type RemoteCall = (
+/** A route's upstream: `request` relayed to `target` within `route`. */
+export type RouteUpstream = (
   request: Request,
   route: ProxyRoute,
   target: string | URL,
@@ -60,9 +60,9 @@ const EXPOSE = "access-control-expose-headers";
  * ```
  */
 export function createAnswerCache(
-  call: RemoteCall,
+  call: RouteUpstream,
   options: AnswerCacheOptions,
-): RemoteCall {
+): RouteUpstream {
   const now = options.now ?? Date.now;
   const store = createAnswerStore(options.maxBytes);
   const entryLimit = Math.floor(options.maxBytes / 16);

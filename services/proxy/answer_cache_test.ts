@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createAnswerCache, type RemoteCall } from "./answer_cache.ts";
+import { createAnswerCache, type RouteUpstream } from "./answer_cache.ts";
 import { parseRoutes } from "./routes.ts";
 
 const [API, OTHER] = parseRoutes("api=http://remote/v1,other=http://remote/v1");
@@ -12,7 +12,7 @@ function remote(
   ) => new Response(`answer ${n}`),
 ) {
   const calls: string[] = [];
-  const call: RemoteCall = (request, _route, target) => {
+  const call: RouteUpstream = (request, _route, target) => {
     calls.push(`${request.method} ${String(target)}`);
     return Promise.resolve(answer(request, calls.length));
   };

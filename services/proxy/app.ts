@@ -10,7 +10,7 @@ import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { preview } from "../../lib/preview.ts";
 import { createRelay } from "./relay.ts";
 import type { Http1Client } from "../../lib/http1/client.ts";
-import { createRemoteCall } from "../../lib/http1/remote_call.ts";
+import { createUpstream } from "../../lib/http1/upstream.ts";
 import { resolveTarget } from "./resolve_target.ts";
 import { declaresBody } from "./_headers.ts";
 import type { ProxyRoute } from "./routes.ts";
@@ -18,7 +18,7 @@ import { type AllowedOrigins, parseAllowOrigin } from "./allow_origin.ts";
 import { createOriginPolicy, type OriginPolicy } from "./origin_policy.ts";
 import type { AdditionsByRoute } from "./route_additions.ts";
 import { createAdditionsApplier } from "./apply_additions.ts";
-import { createAnswerCache, type RemoteCall } from "./answer_cache.ts";
+import { createAnswerCache, type RouteUpstream } from "./answer_cache.ts";
 
 /** Methods relayed to the remote. */
 export const RELAYED_METHODS: readonly string[] = [
@@ -102,7 +102,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   const pseudonym = options.pseudonym ??
     `homewire-proxy-${crypto.randomUUID().slice(0, 8)}`;
   const relay = createRelay({
-    call: createRemoteCall({ http1: options.http1, fetch: options.fetch }),
+    call: createUpstream({ http1: options.http1, fetch: options.fetch }),
     log,
     allowOrigin,
     timeoutMs: options.timeoutMs ?? 30_000,
@@ -110,7 +110,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     via: `1.1 ${pseudonym}`,
   });
   // The headers are set in the relay, past the cache: a hit needs no new request.
-  const remote: RemoteCall = (request, route, target) =>
+  const remote: RouteUpstream = (request, route, target) =>
     relay(request, route, target, additions.relayed(route.name));
   const cacheMs = options.cacheMs ?? 0;
   const call = cacheMs > 0

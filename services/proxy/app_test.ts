@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createMemoryLog } from "../../lib/testing.ts";
-import { InvalidResponseError } from "../../lib/http1/client.ts";
+import { InvalidResponseError } from "../../lib/http1/errors.ts";
 import { createProxyApp, type ProxyAppOptions } from "./app.ts";
 import { parseRoutes } from "./routes.ts";
 

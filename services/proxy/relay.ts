@@ -15,7 +15,7 @@ import {
 } from "./_headers.ts";
 import { proxiedLocation } from "./_location.ts";
 import { failedCallText, isInvalidAnswer } from "./_invalid_answer.ts";
-import type { RemoteAnswer, RemoteCall } from "../../lib/http1/remote_call.ts";
+import type { Upstream, UpstreamResponse } from "../../lib/http1/upstream.ts";
 import type { ProxyRoute } from "./routes.ts";
 
 /**
@@ -28,8 +28,8 @@ type BodyWatcher = (event: "wait" | "part" | "end", error?: unknown) => void;
 
 /** Options of {@linkcode createRelay}. */
 export interface RelayOptions {
-  /** The remote call (`createRemoteCall`: the pooled client, or `fetch`). */
-  call: RemoteCall;
+  /** The upstream (`createUpstream`: the pooled client, or `fetch`). */
+  call: Upstream;
   /** Where failed remote calls are logged. */
   log: Log;
   /** Value of `Access-Control-Allow-Origin` on every answer. */
@@ -80,7 +80,7 @@ export type Relay = (
  * @example
  * ```ts
  * const relay = createRelay({
- *   call: createRemoteCall(),
+ *   call: createUpstream(),
  *   log,
  *   allowOrigin: "*",
  *   timeoutMs: 30_000,
@@ -178,7 +178,7 @@ export function createRelay(options: RelayOptions): Relay {
       );
     // A redirect within the route's base leads the caller back through the proxy.
     const relocate = (value: string) => proxiedLocation(value, route, target);
-    let remote: RemoteAnswer;
+    let remote: UpstreamResponse;
     const sent = remoteRequestHeaders(request.headers, options.via);
     try {
       remote = await options.call(target, {

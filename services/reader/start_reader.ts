@@ -4,15 +4,12 @@
  * @module
  */
 import { errorText, type Log } from "../../lib/log.ts";
-import type { RunningRole } from "../../lib/role.ts";
+import { EXIT_USAGE, type RunningRole } from "../../lib/role.ts";
 import { normalizeBluetoothAddress } from "../../drivers/ble/bluetooth_address.ts";
 import type { readTemperature } from "../../drivers/ble/read_temperature.ts";
 
 /** The usage line printed when the address is missing or malformed. */
 export const READER_USAGE = "Usage: deno task start reader <address>";
-
-/** Exit code for a missing or malformed address. */
-export const EXIT_USAGE = 2;
 
 /** What {@linkcode startReader} needs. */
 export interface ReaderOptions {

@@ -1,36 +1,36 @@
 /**
- * The one interface through which the proxy and the forwarder call remotes: a
- * request in; status, raw header list and body out, with abort. Two adapters: the
- * pooled HTTP/1.1 client for `http:` URLs (see `client.ts`) and `fetch` for the
- * others (`https:`).
+ * The one interface through which the proxy and the forwarder send requests
+ * upstream: a request in; status, raw header list and body out, with abort. Two
+ * adapters: the pooled HTTP/1.1 client for `http:` URLs (`client.ts`, handed in:
+ * this module does not import it) and `fetch` for the others (`https:`); one scheme
+ * dispatcher, {@linkcode createUpstream}.
  *
  * @module
  */
-import type { Http1Client } from "./client.ts";
 
-/** A request body a remote call sends: whole, or streamed. */
-export type RemoteBody =
+/** A request body sent upstream: whole, or streamed. */
+export type UpstreamBody =
   | string
   | Uint8Array<ArrayBuffer>
   | ReadableStream<Uint8Array>
   | null;
 
-/** What a {@linkcode RemoteCall} sends. */
-export interface RemoteRequest {
+/** What an {@linkcode Upstream} sends. */
+export interface UpstreamRequest {
   /** @default "GET" */
   method?: string;
   /** Header pairs as sent (`Host` and framing headers are the transport's). */
   headers?: readonly (readonly [string, string])[];
-  body?: RemoteBody;
+  body?: UpstreamBody;
   /**
-   * Ends the call: before the answer, the call rejects with its reason; during the
-   * body, the body fails. A deadline is a signal too (`AbortSignal.timeout`).
+   * Ends the request: before the response, it rejects with the signal's reason;
+   * during the body, the body fails. A deadline is a signal too (`AbortSignal.timeout`).
    */
   signal?: AbortSignal | null;
 }
 
-/** What a {@linkcode RemoteCall} answers. */
-export interface RemoteAnswer {
+/** What an {@linkcode Upstream} responds. */
+export interface UpstreamResponse {
   status: number;
   statusText: string;
   /** Header pairs as received, names in lower case, in order, repeats kept. */
@@ -48,32 +48,33 @@ export interface RemoteAnswer {
 }
 
 /**
- * Calls a remote. Rejects with an `InvalidResponseError` (from the pooled client)
- * when the answer breaks HTTP/1.1, a `TypeError` for a request that cannot be sent
- * (a bad header name or value, a bad method), the signal's reason when it aborts,
- * and the network's error otherwise.
+ * Sends a request upstream. The pooled client rejects with the classes of
+ * `errors.ts` (an `InvalidResponseError` when the response breaks HTTP/1.1, a
+ * `SocketError` or `ConnectionClosedError` when the connection fails, an
+ * `InvalidRequestError` for a request that cannot be sent); `fetch` with its
+ * `TypeError`; both with the signal's reason when it aborts.
  */
-export type RemoteCall = (
+export type Upstream = (
   url: URL | string,
-  request?: RemoteRequest,
-) => Promise<RemoteAnswer>;
+  request?: UpstreamRequest,
+) => Promise<UpstreamResponse>;
 
 /** Codings Deno's `fetch` asks for and decodes itself (it keeps the header). */
 const DECODED_BY_FETCH = new Set(["gzip", "br"]);
 
 /**
- * A {@linkcode RemoteCall} over `fetch` (redirects are not followed). Deno's `fetch`
+ * An {@linkcode Upstream} over `fetch` (redirects are not followed). Deno's `fetch`
  * decodes gzip and br itself; other codings come as sent.
  *
  * @example
  * ```ts
- * const call = fetchRemoteCall();
- * const answer = await call("https://example.com/", { method: "GET" });
+ * const upstream = fetchUpstream();
+ * const response = await upstream("https://example.com/", { method: "GET" });
  * ```
  */
-export function fetchRemoteCall(
+export function fetchUpstream(
   doFetch: typeof fetch = globalThis.fetch,
-): RemoteCall {
+): Upstream {
   return async (url, request = {}) => {
     const response = await doFetch(url, {
       method: request.method ?? "GET",
@@ -102,35 +103,38 @@ export function fetchRemoteCall(
   };
 }
 
-/** Options of {@linkcode createRemoteCall}. */
-export interface RemoteCallOptions {
-  /** The pooled client for `http:` URLs; without it, every URL goes to `fetch`. */
-  http1?: Http1Client;
+/** Options of {@linkcode createUpstream}. */
+export interface UpstreamOptions {
+  /**
+   * The pooled client for `http:` URLs (`createHttp1Client()`, or anything with its
+   * `request`); without it, every URL goes to `fetch`.
+   */
+  http1?: { request: Upstream };
   /** The `fetch` for the other URLs. @default globalThis.fetch */
   fetch?: typeof fetch;
 }
 
 /**
- * The {@linkcode RemoteCall} of a role: `http:` URLs through the pooled client,
- * others through `fetch`.
+ * The {@linkcode Upstream} of a role, the one scheme dispatcher: `http:` URLs
+ * through the pooled client, others through `fetch`.
  *
  * @example
  * ```ts
  * import { createHttp1Client } from "./client.ts";
  *
  * const http1 = createHttp1Client();
- * const call = createRemoteCall({ http1 });
- * const { status } = await call("http://127.0.0.1:8080/items");
+ * const upstream = createUpstream({ http1 });
+ * const { status } = await upstream("http://127.0.0.1:8080/items");
  * ```
  */
-export function createRemoteCall(options: RemoteCallOptions = {}): RemoteCall {
-  const viaFetch = fetchRemoteCall(options.fetch);
+export function createUpstream(options: UpstreamOptions = {}): Upstream {
+  const viaFetch = fetchUpstream(options.fetch);
   const http1 = options.http1;
   if (!http1) return viaFetch;
   return (url, request) => {
     const href = typeof url === "string" ? url : url.href;
     return href.startsWith("http:")
-      ? http1.call(url, request)
+      ? http1.request(url, request)
       : viaFetch(url, request);
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The body of an HTTP/1.1 answer as a stream: framed by `Content-Length`, by chunked
+ * The body of an HTTP/1.1 response as a stream: framed by `Content-Length`, by chunked
  * transfer coding, or by the end of the connection; decoded like `fetch` does (see
  * `_decode.ts`).
  *
@@ -8,49 +8,33 @@
 import type { ByteReader } from "./_byte_reader.ts";
 import { decodedBody, isDecoded } from "./_decode.ts";
 import { chunkSize, type Framing } from "./_framing.ts";
-import { parseFields } from "./_wire.ts";
-import { InvalidResponseError } from "./invalid_response_error.ts";
-
-/** A parsed answer head. */
-export interface Answer {
-  /** The answer was HTTP/1.0 (no keep-alive). */
-  http10: boolean;
-  /** Status code. */
-  status: number;
-  /** Reason phrase. */
-  statusText: string;
-  /** Header pairs, names in lower case, in order. */
-  headers: [string, string][];
-}
+import { parseFields, type ResponseHead } from "./_wire.ts";
+import {
+  HeadersOverflowError,
+  InvalidFramingError,
+  InvalidHeaderError,
+  ResponseLengthMismatchError,
+} from "./errors.ts";
+import { socketFailure } from "./_socket_failure.ts";
 
 const READ_SIZE = 64 * 1024;
-
-/**
- * Hears how a body is read: `"wait"` when a part is asked for and has not come yet,
- * `"part"` when it came, and `"end"` once when the body ends (whole, cut short or
- * cancelled), with the error when it failed. Between a `"part"` and the next
- * `"wait"`, the reader of the body holds things up, not the one sending it.
- */
-export type BodyWatcher = (
-  event: "wait" | "part" | "end",
-  error?: unknown,
-) => void;
 
 /** Bytes of the trailer section read at most. */
 const MAX_TRAILER_BYTES = 16 * 1024;
 
 /**
- * The body of `answer`, framed as `framing` says: `null` when there is none, bytes
+ * The body of `response`, framed as `framing` says: `null` when there is none, bytes
  * (a copy) when it came whole with the head and is not coded, otherwise a stream
  * read from `reader` as the consumer pulls (decoded when its coding is one `fetch`
  * decodes: then `decoded`). `done(reusable)` is called once: with `true` when the
  * whole body was read, nothing more came, and the connection may carry another
  * request; with `false` otherwise (an invalid chunk, an early close, a cancel),
- * which closes the connection for good. A body that does not decode fails with an
- * `InvalidResponseError`.
+ * which closes the connection for good. A body that does not decode fails with a
+ * `ContentDecodingError`, one cut short with a `ResponseLengthMismatchError` (within
+ * a declared length) or a `ConnectionClosedError` (at a chunk line).
  */
-export function answerBody(
-  answer: Answer,
+export function responseBody(
+  response: ResponseHead,
   framing: Framing,
   reader: ByteReader,
   done: (reusable: boolean) => void,
@@ -72,7 +56,7 @@ export function answerBody(
     : chunked
     ? 0
     : Infinity;
-  const coding = answer.headers.find(([name]) => name === "content-encoding")
+  const coding = response.headers.find(([name]) => name === "content-encoding")
     ?.[1].toLowerCase();
   const decode = isDecoded(coding);
   if (!chunked && !decode && reader.buffered >= remaining) {
@@ -94,7 +78,7 @@ export function answerBody(
       try {
         if (chunked && remaining === 0) {
           if (afterChunk && (await reader.readLine()) !== "") {
-            throw new InvalidResponseError(
+            throw new InvalidFramingError(
               "Invalid chunk from the remote: its data is longer than its size",
             );
           }
@@ -113,7 +97,7 @@ export function answerBody(
             controller.close();
             return end(false);
           }
-          throw new TypeError("The remote closed the connection mid-answer");
+          throw new ResponseLengthMismatchError();
         }
         remaining -= bytes.length;
         controller.enqueue(bytes);
@@ -123,7 +107,7 @@ export function answerBody(
         }
       } catch (error) {
         end(false);
-        controller.error(error);
+        controller.error(socketFailure(error));
       }
     },
     cancel() {
@@ -147,7 +131,7 @@ export async function readTrailers(reader: ByteReader): Promise<void> {
     if (line === "") break;
     size += line.length + 2;
     if (size > MAX_TRAILER_BYTES) {
-      throw new InvalidResponseError(
+      throw new HeadersOverflowError(
         `Trailers too large from the remote: over ${MAX_TRAILER_BYTES} bytes`,
       );
     }
@@ -155,7 +139,7 @@ export async function readTrailers(reader: ByteReader): Promise<void> {
   }
   for (const [name] of parseFields(lines)) {
     if (name === "content-length" || name === "transfer-encoding") {
-      throw new InvalidResponseError(
+      throw new InvalidHeaderError(
         `Invalid trailer from the remote: "${name}" frames the body`,
       );
     }

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import { createHttp1Client } from "./client.ts";
-import { createRemoteCall, fetchRemoteCall } from "./remote_call.ts";
+import { createUpstream, fetchUpstream } from "./upstream.ts";
 import { startRawServer } from "./_testing.ts";
 
 const GZIPPED = gzipSync("hello");
 
-Deno.test("fetchRemoteCall() answers the raw header list, says what fetch decoded, follows no redirect", async () => {
+Deno.test("fetchUpstream() returns the raw header list, says what fetch decoded, follows no redirect", async () => {
   const seen: Request[] = [];
-  const call = fetchRemoteCall((input, init) => {
+  const upstream = fetchUpstream((input, init) => {
     seen.push(new Request(input, init));
     const url = String(input);
     if (url.endsWith("/moved")) {
@@ -21,7 +21,7 @@ Deno.test("fetchRemoteCall() answers the raw header list, says what fetch decode
     if (url.endsWith("/gzip")) headers.set("content-encoding", "gzip");
     return Promise.resolve(new Response("body", { headers }));
   });
-  const plain = await call("https://remote.example/plain", {
+  const plain = await upstream("https://upstream.example/plain", {
     method: "PUT",
     headers: [["x-b", "2"]],
     body: "up",
@@ -35,14 +35,14 @@ Deno.test("fetchRemoteCall() answers the raw header list, says what fetch decode
   assert.equal(seen[0]?.method, "PUT");
   assert.equal(seen[0]?.headers.get("x-b"), "2");
   assert.equal(seen[0]?.redirect, "manual");
-  const coded = await call("https://remote.example/gzip");
+  const coded = await upstream("https://upstream.example/gzip");
   assert.equal(coded.decoded, true);
   assert.equal(await new Response(coded.body).text(), "body");
-  const moved = await call("https://remote.example/moved");
+  const moved = await upstream("https://upstream.example/moved");
   assert.equal(moved.status, 302);
 });
 
-Deno.test("createRemoteCall() sends http: through the pooled client, others through fetch", async () => {
+Deno.test("createUpstream() sends http: through the pooled client, others through fetch", async () => {
   const server = startRawServer(() => {
     const head =
       `HTTP/1.1 200 OK\r\ncontent-encoding: gzip\r\ncontent-length: ${GZIPPED.length}\r\n\r\n`;
@@ -53,7 +53,7 @@ Deno.test("createRemoteCall() sends http: through the pooled client, others thro
   });
   const http1 = createHttp1Client();
   const fetched: string[] = [];
-  const call = createRemoteCall({
+  const upstream = createUpstream({
     http1,
     fetch: (input) => {
       fetched.push(String(input));
@@ -61,14 +61,14 @@ Deno.test("createRemoteCall() sends http: through the pooled client, others thro
     },
   });
   try {
-    const pooled = await call(`${server.url}/x`);
+    const pooled = await upstream(`${server.url}/x`);
     assert.equal(pooled.decoded, true);
     assert.deepEqual(pooled.headers[0], ["content-encoding", "gzip"]);
     assert.equal(await new Response(pooled.body).text(), "hello");
     assert.equal(server.heads.length, 1);
-    const other = await call("https://remote.example/y");
+    const other = await upstream("https://upstream.example/y");
     assert.equal(await new Response(other.body).text(), "from fetch");
-    assert.deepEqual(fetched, ["https://remote.example/y"]);
+    assert.deepEqual(fetched, ["https://upstream.example/y"]);
   } finally {
     http1.close();
     await server.stop();

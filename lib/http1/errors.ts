@@ -1,0 +1,270 @@
+/**
+ * The failures of the HTTP/1.1 transport, one class each with a `code`, as undici's
+ * `lib/core/errors.js` has them: the code that uses the client branches on the class
+ * (or the code), never on a message or on `TypeError`.
+ *
+ * - The upstream's response breaks HTTP/1.1: an {@linkcode InvalidResponseError},
+ *   one subclass per part ({@linkcode InvalidStatusError},
+ *   {@linkcode InvalidHeaderError}, {@linkcode HeadersOverflowError},
+ *   {@linkcode InvalidFramingError}, {@linkcode ContentDecodingError}).
+ * - The connection failed: {@linkcode SocketError} (connect, read or write), or
+ *   {@linkcode ConnectionClosedError} (closed before the head was whole, or at a
+ *   chunk line) or {@linkcode ResponseLengthMismatchError} (closed within a body of
+ *   a declared length).
+ * - The request could not be sent: {@linkcode InvalidRequestError},
+ *   {@linkcode RequestLengthMismatchError}, {@linkcode UnsupportedSchemeError}.
+ *
+ * Time limits are the user's: an aborted request rejects with its signal's reason.
+ *
+ * @module
+ */
+
+/**
+ * The upstream responded, but not in HTTP/1.1. A `TypeError`, as `fetch` reports
+ * such responses, so code that only knows `fetch` treats it alike; code that tells
+ * it from a network failure (a proxy responding 502) checks for this class.
+ *
+ * @example
+ * ```ts
+ * import { createHttp1Client } from "./client.ts";
+ *
+ * const client = createHttp1Client();
+ * try {
+ *   await client.request("http://127.0.0.1:8080/");
+ * } catch (error) {
+ *   if (error instanceof InvalidResponseError) {
+ *     // the upstream is up, but its response is broken: error.code says where
+ *   }
+ * }
+ * ```
+ */
+export class InvalidResponseError extends TypeError {
+  /** What is broken, for the code that catches it and for logs. */
+  readonly code: string = "HTTP1_INVALID_RESPONSE";
+  /** Builds the error; `message` says what is wrong, e.g. `Invalid status line from the remote`. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "InvalidResponseError";
+  }
+}
+
+/**
+ * A status line that is not `HTTP/1.x NNN reason`, or a `101 Switching Protocols`
+ * nobody asked for.
+ *
+ * @example
+ * ```ts
+ * new InvalidStatusError("Invalid status line from the remote").code; // "HTTP1_INVALID_STATUS"
+ * ```
+ */
+export class InvalidStatusError extends InvalidResponseError {
+  /** `"HTTP1_INVALID_STATUS"`. */
+  override readonly code: string = "HTTP1_INVALID_STATUS";
+  /** Builds the error. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "InvalidStatusError";
+  }
+}
+
+/**
+ * A header or trailer line that is not a well-formed field line (no colon, a folded
+ * line, a bad name, a control character, a bare LF), or a trailer that frames the
+ * body.
+ *
+ * @example
+ * ```ts
+ * new InvalidHeaderError("Invalid header line from the remote: no colon").code; // "HTTP1_INVALID_HEADER"
+ * ```
+ */
+export class InvalidHeaderError extends InvalidResponseError {
+  /** `"HTTP1_INVALID_HEADER"`. */
+  override readonly code: string = "HTTP1_INVALID_HEADER";
+  /** Builds the error. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "InvalidHeaderError";
+  }
+}
+
+/**
+ * A response head, trailer section or chunk line larger than the client reads.
+ *
+ * @example
+ * ```ts
+ * new HeadersOverflowError("Head too large").code; // "HTTP1_HEADERS_OVERFLOW"
+ * ```
+ */
+export class HeadersOverflowError extends InvalidResponseError {
+  /** `"HTTP1_HEADERS_OVERFLOW"`. */
+  override readonly code: string = "HTTP1_HEADERS_OVERFLOW";
+  /** Builds the error. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "HeadersOverflowError";
+  }
+}
+
+/**
+ * A body framed in a way that could be read two ways (RFC 9112 section 6.3):
+ * `Content-Length` and `Transfer-Encoding` at odds, a bad chunk size, a chunk
+ * longer than its size.
+ *
+ * @example
+ * ```ts
+ * new InvalidFramingError("Invalid framing from the remote: chunked applied twice").code; // "HTTP1_INVALID_FRAMING"
+ * ```
+ */
+export class InvalidFramingError extends InvalidResponseError {
+  /** `"HTTP1_INVALID_FRAMING"`. */
+  override readonly code: string = "HTTP1_INVALID_FRAMING";
+  /** Builds the error. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "InvalidFramingError";
+  }
+}
+
+/**
+ * A body that its `Content-Encoding` (gzip, deflate, br) does not decode.
+ *
+ * @example
+ * ```ts
+ * new ContentDecodingError("Invalid gzip body from the remote").code; // "HTTP1_CONTENT_DECODING"
+ * ```
+ */
+export class ContentDecodingError extends InvalidResponseError {
+  /** `"HTTP1_CONTENT_DECODING"`. */
+  override readonly code: string = "HTTP1_CONTENT_DECODING";
+  /** Builds the error. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ContentDecodingError";
+  }
+}
+
+/**
+ * The upstream closed the connection before the response ended (before its head
+ * was whole, or between chunks). Its code is Node's for a connection that ended
+ * without a response ("socket hang up"), which retry logic such as the AWS SDK's
+ * treats as transient.
+ *
+ * @example
+ * ```ts
+ * new ConnectionClosedError(0).code; // "ECONNRESET"
+ * ```
+ */
+export class ConnectionClosedError extends Error {
+  /** `"ECONNRESET"`. */
+  readonly code = "ECONNRESET";
+  /** Bytes of the unfinished response already received. */
+  readonly received: number;
+  /** Builds the error; `received` bytes of the response had come. */
+  constructor(received: number) {
+    super("Connection closed by the remote");
+    this.name = "ConnectionClosedError";
+    this.received = received;
+  }
+}
+
+/**
+ * The upstream closed the connection within a body of a declared length (its
+ * `Content-Length` or a chunk's size): fewer bytes came than declared.
+ *
+ * @example
+ * ```ts
+ * new ResponseLengthMismatchError().code; // "HTTP1_RESPONSE_LENGTH_MISMATCH"
+ * ```
+ */
+export class ResponseLengthMismatchError extends TypeError {
+  /** `"HTTP1_RESPONSE_LENGTH_MISMATCH"`. */
+  readonly code = "HTTP1_RESPONSE_LENGTH_MISMATCH";
+  /** Builds the error. */
+  constructor() {
+    super("The remote closed the connection mid-answer");
+    this.name = "ResponseLengthMismatchError";
+  }
+}
+
+/**
+ * Connecting to the upstream, or reading or writing its connection, failed (refused,
+ * reset, a name that does not resolve, ...). `cause` is the platform's error, whose
+ * message and `code` (`ECONNREFUSED`, ...) it carries.
+ *
+ * @example
+ * ```ts
+ * const cause = new Deno.errors.ConnectionRefused("Connection refused");
+ * new SocketError(cause).message; // "Connection refused"
+ * ```
+ */
+export class SocketError extends Error {
+  /** The platform error's code when it has one, else `"HTTP1_SOCKET"`. */
+  readonly code: string;
+  /** Wraps `cause`. */
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = "SocketError";
+    const code = (cause as { code?: unknown } | null)?.code;
+    this.code = typeof code === "string" ? code : "HTTP1_SOCKET";
+  }
+}
+
+/**
+ * A request the client refuses to send, as `fetch` does: a method or header name
+ * that is not a token, a header value holding a NUL, CR, LF or a character beyond
+ * Latin-1. Nothing was sent.
+ *
+ * @example
+ * ```ts
+ * new InvalidRequestError('Invalid method "G T": not a token').code; // "HTTP1_INVALID_REQUEST"
+ * ```
+ */
+export class InvalidRequestError extends TypeError {
+  /** `"HTTP1_INVALID_REQUEST"`. */
+  readonly code = "HTTP1_INVALID_REQUEST";
+  /** Builds the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "InvalidRequestError";
+  }
+}
+
+/**
+ * A streamed request body longer or shorter than its declared `Content-Length`; the
+ * connection was closed (its excess never went out).
+ *
+ * @example
+ * ```ts
+ * new RequestLengthMismatchError("Invalid request body").code; // "HTTP1_REQUEST_LENGTH_MISMATCH"
+ * ```
+ */
+export class RequestLengthMismatchError extends TypeError {
+  /** `"HTTP1_REQUEST_LENGTH_MISMATCH"`. */
+  readonly code = "HTTP1_REQUEST_LENGTH_MISMATCH";
+  /** Builds the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "RequestLengthMismatchError";
+  }
+}
+
+/**
+ * A URL the pooled client does not serve (anything but `http:`); `createUpstream`
+ * sends those to `fetch`.
+ *
+ * @example
+ * ```ts
+ * new UnsupportedSchemeError("https:").code; // "HTTP1_UNSUPPORTED_SCHEME"
+ * ```
+ */
+export class UnsupportedSchemeError extends TypeError {
+  /** `"HTTP1_UNSUPPORTED_SCHEME"`. */
+  readonly code = "HTTP1_UNSUPPORTED_SCHEME";
+  /** Builds the error for a URL of `protocol` (`"https:"`). */
+  constructor(protocol: string) {
+    super(
+      `Unsupported URL "${protocol}" for the pooled client: only http: (use createUpstream)`,
+    );
+    this.name = "UnsupportedSchemeError";
+  }
+}

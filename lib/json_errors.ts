@@ -1,0 +1,68 @@
+/**
+ * The error handler of every HTTP role: errors answered as `{"message": ...}`.
+ *
+ * @module
+ */
+import type { Context, ErrorHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { errorText, type Log } from "./log.ts";
+
+/**
+ * Returns the error handler (`app.onError`): an `HTTPException` answers its status
+ * with `{"message": ...}` (its message, or the status's text), or its own response
+ * when it carries one (`res`: an empty body, for instance); anything else is logged
+ * at ERROR to `log` and answers a generic 500. A response to HEAD carries its
+ * length.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { HTTPException } from "hono/http-exception";
+ * import { jsonErrors } from "./json_errors.ts";
+ * import { createLog } from "./log.ts";
+ *
+ * const app = new Hono().onError(jsonErrors(createLog("example")));
+ * app.get("/teapot", () => {
+ *   throw new HTTPException(418, { message: "I am a teapot" });
+ * });
+ * const response = await app.request("/teapot");
+ * await response.json(); // { message: "I am a teapot" }
+ * ```
+ */
+export function jsonErrors(log: Log): ErrorHandler {
+  return function jsonErrorHandler(error: Error, c: Context) {
+    if (error instanceof HTTPException) {
+      const response = error.res ? error.getResponse() : c.json(
+        { message: error.message || statusText(error.status) },
+        error.status,
+      );
+      return measuredHead(c, response);
+    }
+    log.error(`${c.req.method} ${c.req.path} failed: ${errorText(error)}`);
+    return measuredHead(c, c.json({ message: "Internal server error" }, 500));
+  };
+}
+
+/** `response` with its `Content-Length` when it answers HEAD. */
+async function measuredHead(c: Context, response: Response): Promise<Response> {
+  if (
+    c.req.method !== "HEAD" || response.body === null ||
+    response.headers.has("content-length")
+  ) {
+    return response;
+  }
+  const length = (await response.clone().arrayBuffer()).byteLength;
+  response.headers.set("content-length", String(length));
+  return response;
+}
+
+function statusText(status: number): string {
+  return {
+    400: "Bad request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    413: "Request body too large",
+  }[status] ?? `HTTP ${status}`;
+}

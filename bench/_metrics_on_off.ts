@@ -27,6 +27,8 @@ export interface MetricsOnOffOptions {
   env: (port: number) => Record<string, string>;
   /** The setting of the role's port (`DATA_API_PORT`). */
   portSetting: string;
+  /** Prepares each started role, given its base URL (seeds records). @default none */
+  prepare?: (base: string) => Promise<void>;
   /** The request loaded, given the role's base URL. */
   request: (base: string) => Omit<LoadOptions, "seconds">;
   /** Measured rounds. @default 3 */
@@ -75,6 +77,9 @@ export async function metricsOnOff(
     await waitForHttp(`http://127.0.0.1:${onPort}/healthz`);
     await waitForHttp(`http://127.0.0.1:${offPort}/healthz`);
     await waitForHttp(`http://127.0.0.1:${metricsPort}/healthz`);
+    for (const port of [onPort, offPort]) {
+      await options.prepare?.(`http://127.0.0.1:${port}`);
+    }
     const targets = [onPort, offPort].map((port) =>
       options.request(`http://127.0.0.1:${port}`)
     );

@@ -5,6 +5,7 @@
  */
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { measuredHead } from "./head_length.ts";
 import { errorText, type Log } from "./log.ts";
 
 /**
@@ -12,7 +13,7 @@ import { errorText, type Log } from "./log.ts";
  * with `{"message": ...}` (its message, or the status's text), or its own response
  * when it carries one (`res`: an empty body, for instance); anything else is logged
  * at ERROR to `log` and answers a generic 500. A response to HEAD carries its
- * length.
+ * length (see `head_length.ts`).
  *
  * @example
  * ```ts
@@ -36,24 +37,14 @@ export function jsonErrors(log: Log): ErrorHandler {
         { message: error.message || statusText(error.status) },
         error.status,
       );
-      return measuredHead(c, response);
+      return measuredHead(c.req.method, response);
     }
     log.error(`${c.req.method} ${c.req.path} failed: ${errorText(error)}`);
-    return measuredHead(c, c.json({ message: "Internal server error" }, 500));
+    return measuredHead(
+      c.req.method,
+      c.json({ message: "Internal server error" }, 500),
+    );
   };
-}
-
-/** `response` with its `Content-Length` when it answers HEAD. */
-async function measuredHead(c: Context, response: Response): Promise<Response> {
-  if (
-    c.req.method !== "HEAD" || response.body === null ||
-    response.headers.has("content-length")
-  ) {
-    return response;
-  }
-  const length = (await response.clone().arrayBuffer()).byteLength;
-  response.headers.set("content-length", String(length));
-  return response;
 }
 
 function statusText(status: number): string {

@@ -182,7 +182,7 @@ async function withProxy(
     behaviour: ReturnType<typeof startBehaviourUpstream>;
     log: ReturnType<typeof createMemoryLog>;
   }) => Promise<void>,
-  callerTimeoutMs?: number,
+  clientTimeoutMs?: number,
 ) {
   const echo = startEchoUpstream();
   const behaviour = startBehaviourUpstream();
@@ -196,7 +196,7 @@ async function withProxy(
     ),
     log,
     timeoutMs: 1000,
-    callerTimeoutMs,
+    clientTimeoutMs,
   });
   try {
     await fn({ proxy: server.url, echo, behaviour, log });
@@ -565,7 +565,7 @@ Deno.test("proxy ends the call of a caller that stalls past its limit: 408 mid-u
     routes: parseRoutes(`echo=${echo.url}/base`),
     log,
     timeoutMs: 1000,
-    callerTimeoutMs: 300,
+    clientTimeoutMs: 300,
   });
   const conn = await Deno.connect({
     hostname: "127.0.0.1",
@@ -644,7 +644,7 @@ Deno.test({
       routes: parseRoutes(`s=https://127.0.0.1:${remote.addr.port}/api`),
       log,
       timeoutMs: 1000,
-      callerTimeoutMs: 400,
+      clientTimeoutMs: 400,
     });
     try {
       // A raw caller: it reads the head, then nothing for a while, so the proxy's

@@ -5,6 +5,7 @@
  */
 import type { Hono } from "hono";
 import { createBearerCheck } from "../../lib/bearer.ts";
+import { measuredHead } from "../../lib/head_length.ts";
 import { createHttpApp } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
 import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
@@ -43,23 +44,18 @@ export function createDataApiApp(options: DataApiAppOptions): Hono {
   // Exactly `Bearer <token>` (docs/decisions.md says why).
   const isValid = createBearerCheck(options.token, "exact");
   const contactsJson = createContactsJson(options.random ?? Math.random);
-  // `/data` answers HEAD with 405, so no route of this app needs the HEAD-length
-  // middleware, which would take every request off Hono's one-handler path.
-  const app = createHttpApp({ log: options.log, headLength: false });
+  // No `headLength()` middleware: it would take `/data` off Hono's one-handler
+  // path. `/data` answers HEAD with 405, measured in the route.
+  const app = createHttpApp({ log: options.log });
   if (options.metrics) app.use(httpMetrics(options.metrics));
   // Ready once started: it needs nothing but itself.
   app.get("/readyz", readyzHandler(() => undefined));
   // One route for every method: Hono answers HEAD through GET routes, and HEAD is
   // not in `Allow: GET` either. The checks stay in this one handler (no middleware)
   // because the route's speed is measured against a bare `Deno.serve`.
-  app.all("/data", async (c) => {
+  app.all("/data", (c) => {
     if (c.req.method !== "GET") {
-      const refused = methodNotAllowed(c, ["GET"]);
-      if (c.req.method !== "HEAD") return refused;
-      // The length a GET of this answer would carry (RFC 9110 9.3.2).
-      const length = (await refused.clone().arrayBuffer()).byteLength;
-      refused.headers.set("content-length", String(length));
-      return refused;
+      return measuredHead(c.req.method, methodNotAllowed(c, ["GET"]));
     }
     if (!isValid(c.req.header("authorization"))) {
       return new Response(NOT_VALID_TOKEN_BODY, {

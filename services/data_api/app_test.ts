@@ -143,3 +143,12 @@ Deno.test("createDataApiApp() answers /readyz and counts requests by route when 
     /^homewire_http_requests_total\{role="data-api",route="\/data",method="GET",status_class="4xx"\} 1$/m,
   );
 });
+
+Deno.test("createDataApiApp() serves /data through one handler, no middleware", () => {
+  // Hono's one-handler path is what keeps /data near a bare Deno.serve
+  // (deno task bench data-api). Without metrics there is no middleware.
+  assert.deepEqual(
+    newApp().routes.map(({ method, path }) => `${method} ${path}`),
+    ["GET /healthz", "GET /readyz", "ALL /data"],
+  );
+});

@@ -6,7 +6,10 @@
 import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireBearer } from "../../lib/bearer.ts";
-import { bodyText, createHttpApp, limitBody } from "../../lib/http.ts";
+import { bodyText } from "../../lib/body_text.ts";
+import { createHttpApp } from "../../lib/http.ts";
+import { limitBody } from "../../lib/limit_body.ts";
+import { unrouted } from "../../lib/unrouted.ts";
 import type { Log } from "../../lib/log.ts";
 import { preview } from "../../lib/preview.ts";
 import type { MessageFields, MessageStore } from "./message_store.ts";
@@ -79,11 +82,14 @@ export interface MessagesAppOptions {
  */
 export function createMessagesApp(options: MessagesAppOptions): Hono {
   const { store, log } = options;
-  // The GET routes give HEAD its Content-Length themselves, so an item read is one
-  // handler on Hono's synchronous path (its speed is measured against a bare
-  // Deno.serve).
-  const app = createHttpApp({ log, allowedMethods, headLength: false });
+  // The GET routes give HEAD its Content-Length themselves (no `headLength()`
+  // middleware), so an item read is one handler on Hono's synchronous path (its
+  // speed is measured against a bare Deno.serve).
+  const app = createHttpApp({ log });
   app.onError(storeErrors(log));
+  // Our paths name their methods for the 405: the write middleware below is
+  // registered for more methods than the list answers.
+  app.notFound(unrouted(app, allowedMethods));
   if (options.metrics) app.use(httpMetrics(options.metrics));
   // Ready when the store answers a read.
   app.get("/readyz", readyzHandler(() => storeReadiness(store)));

@@ -8,7 +8,7 @@
  */
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { bodyText } from "../../lib/http.ts";
+import { bodyText } from "../../lib/body_text.ts";
 import { preview } from "../../lib/preview.ts";
 import type { Message, NotePriority, NotifyType } from "./targets/mod.ts";
 

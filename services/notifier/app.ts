@@ -8,7 +8,9 @@
 import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireBearer } from "../../lib/bearer.ts";
-import { createHttpApp, limitBody } from "../../lib/http.ts";
+import { headLength } from "../../lib/head_length.ts";
+import { createHttpApp } from "../../lib/http.ts";
+import { limitBody } from "../../lib/limit_body.ts";
 import type { Log } from "../../lib/log.ts";
 import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { preview } from "../../lib/preview.ts";
@@ -72,6 +74,7 @@ export function createNotifierApp(options: NotifierAppOptions): Hono {
   };
   const app = createHttpApp({ log: options.log });
   if (options.metrics) app.use(httpMetrics(options.metrics));
+  app.use(headLength());
   // Ready once started: a target that fails is the note's outcome, not the role's.
   app.get("/readyz", readyzHandler(() => undefined));
   app.get("/", (c) => c.text(NOTIFIER_USAGE));

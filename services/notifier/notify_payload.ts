@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { bodyText } from "../../lib/http.ts";
+import { bodyText } from "../../lib/body_text.ts";
 import { preview } from "../../lib/preview.ts";
 import { type Message, NOTIFY_TYPES, type NotifyType } from "./targets/mod.ts";
 

@@ -1,20 +1,20 @@
 /**
- * How long the proxy's answer cache may keep an answer, from the remote's
+ * How long the proxy's response cache may keep a response, from the upstream's
  * `Cache-Control` (RFC 9111 section 5.2.2, as a shared cache reads it).
  *
  * @module
  */
 
-/** What the cache may do with one answer. */
+/** What the cache may do with one response. */
 export interface Freshness {
   /** How long it may be kept from now, in ms; 0: not stored. */
   readonly keepMs: number;
-  /** Whether the remote marked it `public` (or gave `s-maxage`): shareable even for a caller that sent its own `Authorization`. */
+  /** Whether the upstream marked it `public` (or gave `s-maxage`): shareable even for a client that sent its own `Authorization`. */
   readonly shared: boolean;
 }
 
 /**
- * Reads `Cache-Control` (`null` when absent) and `Age` (seconds the answer already
+ * Reads `Cache-Control` (`null` when absent) and `Age` (seconds the response already
  * spent in caches before the proxy): `no-store`, `private` and `no-cache` (also with
  * field names) mean not stored; `s-maxage`, or else `max-age`, less `Age`, shortens
  * `limitMs`; a malformed age means not stored.
@@ -79,7 +79,7 @@ function splitDirectives(value: string): string[] {
 }
 
 /**
- * The remote's `Age` in whole seconds (0 when absent); `undefined` when malformed.
+ * The upstream's `Age` in whole seconds (0 when absent); `undefined` when malformed.
  */
 export function ageSeconds(value: string | null): number | undefined {
   if (value === null) return 0;

@@ -1,12 +1,12 @@
 /**
- * A body passed on to the caller and collected on the way, for the answer cache.
+ * A body passed on to the client and collected on the way, for the response cache.
  *
  * @module
  */
 import { concatBytes } from "../../lib/concat_bytes.ts";
 
 /**
- * `body`, passed on part by part as the caller reads it, also collected: `done` gets
+ * `body`, passed on part by part as the client reads it, also collected: `done` gets
  * the whole body at its end, or `undefined` once it grows over `limit` bytes, breaks
  * or is cancelled.
  */

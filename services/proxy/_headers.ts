@@ -1,12 +1,13 @@
 /**
  * Header rules of the relay: hop-by-hop headers stay on their own connection, cookies
- * stay off the proxy's host, and a remote's redirects can be pointed back at the proxy.
+ * stay off the proxy's host, and an upstream's redirects can be pointed back at the proxy.
  *
  * Both walk the headers once into a list of pairs (copying a `Headers` and
  * deleting from it costs several times more, per request).
  *
  * @module
  */
+import { corsPairs, setByProxy } from "./cors.ts";
 
 /** Hop-by-hop headers (RFC 9110 section 7.6.1) and their common non-standard kin. */
 export const HOP_BY_HOP: readonly string[] = [
@@ -24,10 +25,10 @@ export const HOP_BY_HOP: readonly string[] = [
 const HOP_BY_HOP_SET = new Set(HOP_BY_HOP);
 
 /**
- * Not sent to the remote besides the hop-by-hop ones: `Host` (the remote's own is
+ * Not sent to the upstream besides the hop-by-hop ones: `Host` (the upstream's own is
  * used), `Expect`, `Accept-Encoding` (the client negotiates its own codings, then
  * decodes them, as `fetch` does), and `Cookie`/`Cookie2`: browsers scope cookies by
- * host, not port, so the caller's cookies may belong to other apps on the proxy's
+ * host, not port, so the client's cookies may belong to other apps on the proxy's
  * host. `Content-Length` goes on: the pooled client frames a streamed body with it
  * (`fetch` chunks it instead).
  */
@@ -41,15 +42,12 @@ const NOT_FORWARDED = new Set([
 ]);
 
 /**
- * Not passed back to the caller besides the hop-by-hop ones: a remote's cookies would
+ * Not passed back to the client besides the hop-by-hop ones: an upstream's cookies would
  * be set on the proxy's host, for every app served there.
  */
 const NOT_RETURNED = ["set-cookie", "set-cookie2"];
 
 const NOT_RETURNED_SET = new Set(NOT_RETURNED);
-
-const ALLOW_ORIGIN = "access-control-allow-origin";
-const EXPOSE_HEADERS = "access-control-expose-headers";
 
 /**
  * Whether a request says it carries a body (`Transfer-Encoding`, or a
@@ -62,10 +60,10 @@ export function declaresBody(headers: Headers): boolean {
 }
 
 /**
- * The caller's end-to-end headers, as sent to the remote, less its cookies, with `via`
- * (this proxy's entry, RFC 9110 section 7.6.3) added to the caller's `Via`.
+ * The client's end-to-end headers, as sent to the upstream, less its cookies, with `via`
+ * (this proxy's entry, RFC 9110 section 7.6.3) added to the client's `Via`.
  */
-export function remoteRequestHeaders(
+export function upstreamRequestHeaders(
   headers: Headers,
   via: string,
 ): [string, string][] {
@@ -87,17 +85,17 @@ export function remoteRequestHeaders(
 }
 
 /**
- * The remote's header pairs (names in lower case, as a remote call answers them)
- * as the caller gets them: without hop-by-hop headers (and those its `Connection`
+ * The upstream's header pairs (names in lower case, as an upstream request answers them)
+ * as the client gets them: without hop-by-hop headers (and those its `Connection`
  * names), cookies (`Set-Cookie`, `Set-Cookie2`), a `Content-Length` beside a
  * transfer coding, and, when the body was `decoded` on the way, its
  * `Content-Encoding` and `Content-Length`; with `Access-Control-Allow-Origin` and
  * `Access-Control-Expose-Headers` (`*`, or the header names when the allowed origin
  * is a single one), so a page can read them, and with `Location` and
  * `Content-Location` passed through `relocate` when given. The one place these
- * rules are written, whichever transport called the remote.
+ * rules are written, whichever transport called the upstream.
  */
-export function callerHeaderPairs(
+export function clientHeaderPairs(
   pairs: [string, string][],
   allowOrigin: string,
   relocate?: (value: string) => string,
@@ -118,27 +116,19 @@ export function callerHeaderPairs(
   for (const pair of pairs) {
     const name = pair[0];
     if (
-      HOP_BY_HOP_SET.has(name) || named?.has(name) || name === EXPOSE_HEADERS ||
-      name === ALLOW_ORIGIN || NOT_RETURNED_SET.has(name) ||
+      HOP_BY_HOP_SET.has(name) || named?.has(name) || setByProxy(name) ||
+      NOT_RETURNED_SET.has(name) ||
       (decoded && (name === "content-encoding" || name === "content-length")) ||
       // A transfer coding frames the body: a length beside it is not the body's.
       (chunked && name === "content-length")
     ) continue;
     kept.push(
-      // Headers whose URL points the caller somewhere.
+      // Headers whose URL points the client somewhere.
       relocate && (name === "location" || name === "content-location")
         ? [name, relocate(pair[1])]
         : pair,
     );
   }
-  const exposed = allowOrigin === "*" ? "*" : [
-    ...new Set(
-      kept.map(([name]) => name).filter((name) =>
-        !name.startsWith("access-control-")
-      ),
-    ),
-  ].sort().join(", ");
-  kept.push([ALLOW_ORIGIN, allowOrigin]);
-  if (exposed) kept.push([EXPOSE_HEADERS, exposed]);
+  kept.push(...corsPairs(kept, allowOrigin));
   return kept;
 }

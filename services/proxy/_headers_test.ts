@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { callerHeaderPairs, remoteRequestHeaders } from "./_headers.ts";
+import { clientHeaderPairs, upstreamRequestHeaders } from "./_headers.ts";
 
 /** The headers' content, order aside (the order of lines carries no meaning). */
 function sorted(pairs: Iterable<[string, string]>): string[] {
   return [...pairs].map(([name, value]) => `${name}: ${value}`).sort();
 }
 
-Deno.test("callerHeaderPairs() drops hop-by-hop headers and those Connection names", () => {
-  const pairs = callerHeaderPairs([
+Deno.test("clientHeaderPairs() drops hop-by-hop headers and those Connection names", () => {
+  const pairs = clientHeaderPairs([
     ["connection", "keep-alive, X-Private"],
     ["x-private", "hop"],
     ["keep-alive", "timeout=5"],
@@ -25,7 +25,7 @@ Deno.test("callerHeaderPairs() drops hop-by-hop headers and those Connection nam
   ]);
 });
 
-Deno.test("callerHeaderPairs() sets the CORS headers, the remote's own replaced", () => {
+Deno.test("clientHeaderPairs() sets the CORS headers, the remote's own replaced", () => {
   const remote: [string, string][] = [
     ["access-control-allow-origin", "https://other.example"],
     ["access-control-expose-headers", "x-secret"],
@@ -33,7 +33,7 @@ Deno.test("callerHeaderPairs() sets the CORS headers, the remote's own replaced"
     ["x-a", "1"],
     ["x-a", "3"],
   ];
-  assert.deepEqual(sorted(callerHeaderPairs(remote, "https://app.example")), [
+  assert.deepEqual(sorted(clientHeaderPairs(remote, "https://app.example")), [
     "access-control-allow-origin: https://app.example",
     "access-control-expose-headers: x-a, x-b",
     "x-a: 1",
@@ -42,22 +42,22 @@ Deno.test("callerHeaderPairs() sets the CORS headers, the remote's own replaced"
   ]);
 });
 
-Deno.test("callerHeaderPairs() leaves the pairs it was given unchanged", () => {
+Deno.test("clientHeaderPairs() leaves the pairs it was given unchanged", () => {
   const pairs: [string, string][] = [["connection", "close"], ["x", "1"]];
-  callerHeaderPairs(pairs, "*");
+  clientHeaderPairs(pairs, "*");
   assert.deepEqual(pairs, [["connection", "close"], ["x", "1"]]);
 });
 
-Deno.test("callerHeaderPairs() drops a length sent beside a transfer coding", () => {
-  const pairs = callerHeaderPairs([
+Deno.test("clientHeaderPairs() drops a length sent beside a transfer coding", () => {
+  const pairs = clientHeaderPairs([
     ["content-length", "3"],
     ["transfer-encoding", "chunked"],
   ], "*");
   assert.ok(!pairs.some(([name]) => name === "content-length"));
 });
 
-Deno.test("remoteRequestHeaders() does not pass the caller's cookies on", () => {
-  const pairs = remoteRequestHeaders(
+Deno.test("upstreamRequestHeaders() does not pass the caller's cookies on", () => {
+  const pairs = upstreamRequestHeaders(
     new Headers([
       ["cookie", "session=of-another-app"],
       ["cookie2", '$Version="1"'],
@@ -73,8 +73,8 @@ Deno.test("remoteRequestHeaders() does not pass the caller's cookies on", () => 
   ]);
 });
 
-Deno.test("callerHeaderPairs() drops the remote's cookies", () => {
-  const pairs = callerHeaderPairs([
+Deno.test("clientHeaderPairs() drops the remote's cookies", () => {
+  const pairs = clientHeaderPairs([
     ["set-cookie", "a=1; Path=/"],
     ["set-cookie", "b=2"],
     ["set-cookie2", "c=3"],
@@ -88,32 +88,32 @@ Deno.test("callerHeaderPairs() drops the remote's cookies", () => {
   );
 });
 
-Deno.test("callerHeaderPairs() passes the locations through relocate", () => {
+Deno.test("clientHeaderPairs() passes the locations through relocate", () => {
   const remote: [string, string][] = [
     ["location", "/base/x"],
     ["content-location", "/base/y"],
     ["x-location", "/base/z"],
   ];
   const relocate = (value: string) => value.replace("/base", "/api");
-  const answer = new Headers(callerHeaderPairs(remote, "*", relocate));
+  const answer = new Headers(clientHeaderPairs(remote, "*", relocate));
   assert.equal(answer.get("location"), "/api/x");
   assert.equal(answer.get("content-location"), "/api/y");
   assert.equal(answer.get("x-location"), "/base/z");
   assert.equal(remote[0]![1], "/base/x");
 });
 
-Deno.test("callerHeaderPairs() drops coding and length of a decoded body only", () => {
+Deno.test("clientHeaderPairs() drops coding and length of a decoded body only", () => {
   const remote: [string, string][] = [
     ["content-encoding", "deflate"],
     ["content-length", "40"],
     ["etag", '"a"'],
   ];
-  assert.deepEqual(sorted(callerHeaderPairs(remote, "*", undefined, true)), [
+  assert.deepEqual(sorted(clientHeaderPairs(remote, "*", undefined, true)), [
     "access-control-allow-origin: *",
     "access-control-expose-headers: *",
     'etag: "a"',
   ]);
-  assert.deepEqual(sorted(callerHeaderPairs(remote, "*")), [
+  assert.deepEqual(sorted(clientHeaderPairs(remote, "*")), [
     "access-control-allow-origin: *",
     "access-control-expose-headers: *",
     "content-encoding: deflate",

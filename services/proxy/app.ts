@@ -3,8 +3,9 @@
  *
  * @module
  */
-import type { Context, Hono, MiddlewareHandler } from "hono";
-import { createHttpApp } from "../../lib/http.ts";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { healthCheck } from "../../lib/health_check.ts";
+import { jsonErrors } from "../../lib/json_errors.ts";
 import type { Log } from "../../lib/log.ts";
 import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { preview } from "../../lib/preview.ts";
@@ -16,11 +17,12 @@ import { declaresBody } from "./_headers.ts";
 import type { ProxyRoute } from "./routes.ts";
 import { type AllowedOrigins, parseAllowOrigin } from "./allow_origin.ts";
 import { createOriginPolicy, type OriginPolicy } from "./origin_policy.ts";
+import { corsHeaders, preflight, withCors } from "./cors.ts";
 import type { AdditionsByRoute } from "./route_additions.ts";
 import { createAdditionsApplier } from "./apply_additions.ts";
-import { createAnswerCache, type RouteUpstream } from "./answer_cache.ts";
+import { createResponseCache, type RouteUpstream } from "./response_cache.ts";
 
-/** Methods relayed to the remote. */
+/** Methods relayed to the upstream. */
 export const RELAYED_METHODS: readonly string[] = [
   "GET",
   "POST",
@@ -31,41 +33,38 @@ export const RELAYED_METHODS: readonly string[] = [
 /** How many URLs' resolutions are kept when the cache is on. */
 const RESOLVED_URLS = 1024;
 
-/** How long a browser may cache a preflight answer, in seconds. */
-const PREFLIGHT_MAX_AGE = 86_400;
-
 /** Dependencies and settings of {@linkcode createProxyApp}. */
 export interface ProxyAppOptions {
   /** The registrations, every one consulted. */
   routes: readonly ProxyRoute[];
   /**
-   * The pooled HTTP/1.1 client of `lib/http1/client.ts`, for `http:` remotes (the
-   * role passes one). Without it, every remote is called through `fetch`.
+   * The pooled HTTP/1.1 client of `lib/http1/client.ts`, for `http:` upstreams (the
+   * role passes one). Without it, every upstream is called through `fetch`.
    */
   http1?: Http1Client;
-  /** The `fetch` for the other remotes (`https:`). @default globalThis.fetch */
+  /** The `fetch` for the other upstreams (`https:`). @default globalThis.fetch */
   fetch?: typeof fetch;
   /** Where failures are logged. */
   log: Log;
   /**
-   * The origins whose pages may read the answers: `*`, or a list (a string is read
+   * The origins whose pages may read the responses: `*`, or a list (a string is read
    * as `PROXY_ALLOW_ORIGIN` is). @default "*"
    */
   allowOrigin?: AllowedOrigins | string;
   /** Query parameters and headers added to the calls of some routes. @default none */
   additions?: AdditionsByRoute;
-  /** How long 200 answers to GET are kept, in ms; 0: no cache. @default 0 */
+  /** How long 200 responses to GET are kept, in ms; 0: no cache. @default 0 */
   cacheMs?: number;
   /** Bound on the cached bodies' bytes (their keys and headers get as many again). @default 16 MiB */
   cacheMaxBytes?: number;
   /** The cache's clock. @default Date.now */
   now?: () => number;
-  /** Longest wait for a remote's headers, in ms (then 504). @default 30000 */
+  /** Longest wait for an upstream's headers, in ms (then 504). @default 30000 */
   timeoutMs?: number;
-  /** Longest wait on a stalled caller, in ms (then 408). @default 10 × timeoutMs */
-  callerTimeoutMs?: number;
+  /** Longest wait on a stalled client, in ms (then 408). @default 10 × timeoutMs */
+  clientTimeoutMs?: number;
   /**
-   * This proxy's name in the `Via` header of its remote calls; a request whose `Via`
+   * This proxy's name in the `Via` header of its upstream requests; a request whose `Via`
    * already names it came round a loop. @default "homewire-proxy-" and 8 random hex digits
    */
   pseudonym?: string;
@@ -75,11 +74,11 @@ export interface ProxyAppOptions {
  * Returns the proxy app. `GET /healthz` answers `{"status":"ok"}` unless a route is
  * named `healthz` (the route wins). OPTIONS answers a CORS preflight (204); methods
  * other than GET, POST, PUT, DELETE get 405 and unmatched paths 404, both with an empty
- * body; a path that would leave its base URL gets 400 without any remote call, and a
+ * body; a path that would leave its base URL gets 400 without any upstream request, and a
  * request that came round a loop of routes back to this proxy (its `Via` names it)
  * gets 508, and a GET with a body (which Deno does not hand over) gets 400. Every
  * answer carries `Access-Control-Allow-Origin`; with a list of origins, a request
- * from an unlisted one gets 403 (without it) and no remote call.
+ * from an unlisted one gets 403 (without it) and no upstream request.
  *
  * @example
  * ```ts
@@ -106,15 +105,15 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     log,
     allowOrigin,
     timeoutMs: options.timeoutMs ?? 30_000,
-    callerTimeoutMs: options.callerTimeoutMs,
+    clientTimeoutMs: options.clientTimeoutMs,
     via: `1.1 ${pseudonym}`,
   });
   // The headers are set in the relay, past the cache: a hit needs no new request.
-  const remote: RouteUpstream = (request, route, target) =>
+  const upstream: RouteUpstream = (request, route, target) =>
     relay(request, route, target, additions.relayed(route.name));
   const cacheMs = options.cacheMs ?? 0;
   const call = cacheMs > 0
-    ? createAnswerCache(remote, {
+    ? createResponseCache(upstream, {
       ttlMs: cacheMs,
       maxBytes: options.cacheMaxBytes ?? 16 * 1024 * 1024,
       now: options.now,
@@ -125,12 +124,12 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       headerValue: (request, route, name) =>
         additions.header(additions.of(route.name), request, name),
     })
-    : remote;
+    : upstream;
   /** Relays `request` within `route` to `target`, with the route's additions. */
   const relayed = (request: Request, route: ProxyRoute, parsed: URL) => {
     const added = additions.of(route.name);
     const target = added ? additions.targetHref(added, parsed) : parsed;
-    // The query may hold the caller's keys, or the route's: not logged.
+    // The query may hold the client's keys, or the route's: not logged.
     log.debug(
       `${request.method} on route "${route.name}" to ${parsed.origin}${parsed.pathname}${
         parsed.search || added?.query.length ? "?…" : ""
@@ -152,40 +151,34 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       return resolution;
     }
     : (url: string) => resolveTarget(routes, url);
-  const healthz = !routes.some((route) => route.name === "healthz");
-  const cors = { "access-control-allow-origin": allowOrigin };
+  const cors = corsHeaders(allowOrigin);
   const allowed = [...RELAYED_METHODS, "OPTIONS"];
-  // Every answer carries the CORS header: the health check's, the 404's and the
-  // 500's too. With a list of origins, the origin rule comes first: an unlisted
-  // origin's 403 carries none, and every other answer names the caller's origin.
-  const app = createHttpApp({
-    log,
-    healthz,
-    headers: cors,
-    // Every answer of the route below carries them already.
-    headersInRoutes: true,
-    around: origins === "*" ? undefined : originRule(policy),
-    // HEAD is not relayed (405, empty body) and the app's own answers carry their
-    // length, so the HEAD-length middleware would only cost every relayed call.
-    headLength: false,
-  });
+  // Composed from the pieces of lib/, without the 404 of other roles: every path
+  // goes to the one route below, which keeps the relay on Hono's one-handler path.
+  // Every response carries the CORS header (cors.ts), the health check's and the
+  // errors' too. With a list of origins, the origin rule comes first: an unlisted
+  // origin's 403 carries none, and every other response names the client's origin.
+  const app = new Hono();
+  if (origins !== "*") app.use(originRule(policy));
+  if (!routes.some((route) => route.name === "healthz")) {
+    app.get("/healthz", (c) => withCors(healthCheck(c), allowOrigin));
+  }
+  const errors = jsonErrors(log);
+  app.onError(async (error, c) =>
+    withCors(await errors(error, c), allowOrigin)
+  );
 
   const handle = (c: Context): Response | Promise<Response> => {
     const request = c.req.raw;
     if (request.method === "OPTIONS") {
-      const headers = new Headers({
-        ...cors,
-        "access-control-allow-methods": allowed.join(", "),
-        "access-control-max-age": String(PREFLIGHT_MAX_AGE),
-        "vary": "Access-Control-Request-Headers",
-      });
-      const asked = request.headers.get("access-control-request-headers");
-      if (asked) headers.set("access-control-allow-headers", asked);
-      return new Response(null, { status: 204, headers });
+      return preflight(request, allowOrigin, allowed);
     }
+    // Empty bodies: the 404 and 405 of the proxy's contract (docs/proxy.md).
     if (!RELAYED_METHODS.includes(request.method)) {
-      c.header("access-control-allow-origin", allowOrigin);
-      return methodNotAllowed(c, allowed, { emptyBody: true });
+      return withCors(
+        methodNotAllowed(c, allowed, { emptyBody: true }),
+        allowOrigin,
+      );
     }
     const resolution = resolve(request.url);
     if (resolution.kind === "unmatched") {
@@ -224,18 +217,18 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   return app;
 }
 
-/** Middleware applying `policy` to every request and answer. */
+/** Middleware applying `policy` to every request and response. */
 function originRule(policy: OriginPolicy): MiddlewareHandler {
   return async function originRuleMiddleware(c, next) {
     const refused = policy.refuse(c.req.raw);
     if (refused) return refused;
     await next();
-    const answered = policy.answer(c.req.raw, c.res);
-    if (answered !== c.res) {
-      // A copy (the answer's headers were immutable): Hono would merge the old
-      // answer's headers into it, the old Access-Control-Allow-Origin included.
+    const applied = policy.apply(c.req.raw, c.res);
+    if (applied !== c.res) {
+      // A copy (the response's headers were immutable): Hono would merge the old
+      // response's headers into it, the old Access-Control-Allow-Origin included.
       c.res = undefined;
-      c.res = answered;
+      c.res = applied;
     }
   };
 }

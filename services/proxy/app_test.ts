@@ -4,7 +4,7 @@ import { InvalidResponseError } from "../../lib/http1/errors.ts";
 import { createProxyApp, type ProxyAppOptions } from "./app.ts";
 import { parseRoutes } from "./routes.ts";
 
-/** An app whose remote calls are recorded and answered by `answer`. */
+/** An app whose upstream requests are recorded and answered by `answer`. */
 function setup(
   answer: (request: Request) => Response | Promise<Response> = () =>
     new Response("remote"),
@@ -180,7 +180,7 @@ Deno.test("createProxyApp() with a list of origins echoes a listed one and refus
   const noOrigin = await app.request("/api/x");
   assert.equal(await noOrigin.text(), "x");
   assert.equal(calls.length, 3);
-  // The proxy's own answers follow the same rule.
+  // The proxy's own responses follow the same rule.
   for (const path of ["/healthz", "/nowhere"]) {
     const own = await app.request(path, {
       headers: { origin: "https://b.example" },
@@ -244,7 +244,7 @@ Deno.test("createProxyApp() maps remote failures to 502 and 504", async (t) => {
     });
     const response = await app.request("/api/x");
     assert.equal(response.status, 502);
-    // fetch's TypeError does not say whether the remote was reached.
+    // fetch's TypeError does not say whether the upstream was reached.
     assert.deepEqual(await response.json(), {
       message:
         'Remote of route "api" is unreachable or answered with an invalid HTTP response',
@@ -428,4 +428,18 @@ Deno.test("createProxyApp() with a cache serves a repeated GET from memory and s
     await hostile.body?.cancel();
   }
   assert.equal(calls.length, 1);
+});
+
+Deno.test("createProxyApp() relays through one handler, no middleware, unless origins are listed", () => {
+  // Hono's one-handler path is what keeps the relay fast (deno task bench proxy).
+  const any = setup().app;
+  assert.deepEqual(
+    any.routes.map(({ method, path }) => `${method} ${path}`),
+    ["GET /healthz", "ALL /*"],
+  );
+  const listed = setup(undefined, { allowOrigin: ["https://a.example"] }).app;
+  assert.deepEqual(
+    listed.routes.map(({ method, path }) => `${method} ${path}`),
+    ["ALL /*", "GET /healthz", "ALL /*"],
+  );
 });

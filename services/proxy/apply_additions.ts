@@ -1,6 +1,6 @@
 /**
- * Puts a route's additions on its remote calls (parameters into the query, headers
- * into the request, the caller's of the same name replaced) and keeps the added
+ * Puts a route's additions on its upstream requests (parameters into the query, headers
+ * into the request, the client's of the same name replaced) and keeps the added
  * values out of what goes back: `Location` and `Content-Location` lose the added
  * parameters, other answer headers and log lines have the values blanked.
  *
@@ -26,20 +26,20 @@ const FRAMING = new Set([
   "content-type",
 ]);
 
-/** Applies {@linkcode AdditionsByRoute} to remote calls and scrubs what comes back. */
+/** Applies {@linkcode AdditionsByRoute} to upstream requests and scrubs what comes back. */
 export interface AdditionsApplier {
   /** The additions of the route named `route`, if it has any. */
   of(route: string): RouteAdditions | undefined;
   /**
-   * `target` with the route's parameters set, replacing the caller's of the same
-   * (form-decoded) name; the caller's other parameters keep their raw form.
+   * `target` with the route's parameters set, replacing the client's of the same
+   * (form-decoded) name; the client's other parameters keep their raw form.
    */
   target(additions: RouteAdditions, target: URL): URL;
   /** {@linkcode target} as a string, without parsing it again (cheaper). */
   targetHref(additions: RouteAdditions, target: URL): string;
   /**
-   * The value of header `name` (lower case) as the remote gets it: the route's,
-   * or else the caller's.
+   * The value of header `name` (lower case) as the upstream gets it: the route's,
+   * or else the client's.
    */
   header(
     additions: RouteAdditions | undefined,
@@ -48,9 +48,9 @@ export interface AdditionsApplier {
   ): string | null;
   /**
    * What the relay does to the calls of the route named `route`, if it has
-   * additions: its headers set on the remote call, replacing the caller's of the
+   * additions: its headers set on the upstream request, replacing the client's of the
    * same name, and the added parameters removed from `Location` and
-   * `Content-Location` of the answer, every added value blanked in its other
+   * `Content-Location` of the response, every added value blanked in its other
    * headers. Worked out once per route.
    */
   relayed(route: string): RelayAdditions | undefined;
@@ -193,7 +193,7 @@ function formDecode(text: string): string {
 
 /**
  * The relay's side of `added`. Both work on header pairs: a `Headers` copy of the
- * caller's, and a walk of the answer's `Headers`, cost several times more per call.
+ * client's, and a walk of the response's `Headers`, cost several times more per call.
  */
 function relayAdditions(added: RouteAdditions): RelayAdditions {
   const forms = secretForms([added]);
@@ -208,13 +208,13 @@ function relayAdditions(added: RouteAdditions): RelayAdditions {
   };
   return {
     request(pairs) {
-      // The caller's Connection was applied before: it cannot drop these.
+      // The client's Connection was applied before: it cannot drop these.
       if (added.headers.length === 0) return pairs;
       const sent = pairs.filter(([name]) => !headerNames.has(name));
       for (const [name, value] of added.headers) sent.push([name, value]);
       return sent;
     },
-    answer(pairs) {
+    response(pairs) {
       if (hasRepeats(pairs)) return scrubbedJoined(pairs, scrubbed);
       let out: [string, string][] | undefined;
       for (let i = 0; i < pairs.length; i++) {

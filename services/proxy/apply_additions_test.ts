@@ -49,7 +49,7 @@ Deno.test("relayed().request() sets the headers, replacing the caller's", () => 
   ]);
 });
 
-Deno.test("relayed().answer() removes added parameters from locations and blanks added values elsewhere", () => {
+Deno.test("relayed().response() removes added parameters from locations and blanks added values elsewhere", () => {
   const pairs: [string, string][] = [
     [
       "location",
@@ -66,7 +66,7 @@ Deno.test("relayed().answer() removes added parameters from locations and blanks
     ["content-type", `text/plain; k=${TOKEN}`],
   ];
   const before = structuredClone(pairs);
-  assert.deepEqual(relayed.answer(pairs), [
+  assert.deepEqual(relayed.response(pairs), [
     ["location", "/weather/next?q=1#top"],
     ["content-location", "https://elsewhere.example/x?b=2"],
     ["link", `<https://api.example/w?page=2&appid=${REDACTED}>; rel="next"`],
@@ -77,15 +77,15 @@ Deno.test("relayed().answer() removes added parameters from locations and blanks
   // The given list is left as it was.
   assert.deepEqual(pairs, before);
   const clean: [string, string][] = [["x-other", "nothing secret"]];
-  assert.equal(relayed.answer(clean), clean);
+  assert.equal(relayed.response(clean), clean);
 });
 
-Deno.test("relayed().answer() blanks a value straddling two lines of a repeated header", () => {
+Deno.test("relayed().response() blanks a value straddling two lines of a repeated header", () => {
   const split = createAdditionsApplier(
     new Map([["r", { query: [], headers: [["x-k", "one, two"]] }]]),
   ).relayed("r")!;
   assert.deepEqual(
-    split.answer([
+    split.response([
       ["x-echo", "one"],
       ["vary", "accept"],
       ["x-echo", "two"],
@@ -94,7 +94,7 @@ Deno.test("relayed().answer() blanks a value straddling two lines of a repeated 
     [["x-echo", `${REDACTED}, three`], ["vary", "accept"]],
   );
   const kept: [string, string][] = [["x-echo", "one"], ["x-echo", "three"]];
-  assert.equal(split.answer(kept), kept);
+  assert.equal(split.response(kept), kept);
 });
 
 Deno.test("log() blanks every form of every added value", () => {
@@ -112,11 +112,11 @@ Deno.test("log() blanks every form of every added value", () => {
   ]);
 });
 
-Deno.test("relayed().answer() and log() blank a value percent-encoded in lower-case hex too", () => {
+Deno.test("relayed().response() and log() blank a value percent-encoded in lower-case hex too", () => {
   // RFC 3986 2.1: %2b and %2B are the same octet; a remote may echo either.
   const lower = "k3y%2bwith%2fodd+chars";
   assert.deepEqual(
-    relayed.answer([
+    relayed.response([
       ["link", `</data/weather?appid=${lower}>; rel="self"`],
       ["refresh", `0; url=/data/weather?key=k3y%2bwith%2fodd%20chars`],
     ]),

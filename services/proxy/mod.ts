@@ -17,6 +17,7 @@ import { defineRole } from "../../lib/role.ts";
 import { durationMs, integer } from "../../lib/setting_kinds.ts";
 import { allowOrigin } from "./allow_origin.ts";
 import { createProxyApp } from "./app.ts";
+import { corsHeaders, fallbackOrigin } from "./cors.ts";
 import { createHttp1Client } from "../../lib/http1/client.ts";
 import { proxyRoutes } from "./routes.ts";
 import { readRouteAdditions } from "./route_additions.ts";
@@ -89,11 +90,7 @@ export const proxyRole = defineRole({
     try {
       server = serveApp(app, {
         ...listenAt("PROXY", settings),
-        headers: {
-          "access-control-allow-origin": settings.PROXY_ALLOW_ORIGIN === "*"
-            ? "*"
-            : settings.PROXY_ALLOW_ORIGIN[0] ?? "null",
-        },
+        headers: corsHeaders(fallbackOrigin(settings.PROXY_ALLOW_ORIGIN)),
         log,
         name: "proxy",
       });

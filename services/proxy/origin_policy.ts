@@ -1,21 +1,20 @@
 /**
- * Which pages may read the proxy's answers: with `PROXY_ALLOW_ORIGIN=*` every one;
+ * Which pages may read the proxy's responses: with `PROXY_ALLOW_ORIGIN=*` every one;
  * with a list, a request from a listed origin gets that origin back in
- * `Access-Control-Allow-Origin`, one from another origin a 403 without any remote
+ * `Access-Control-Allow-Origin`, one from another origin a 403 without any upstream
  * call, and one without `Origin` (not from a browser) is served as before.
  *
  * @module
  */
 import { preview } from "../../lib/preview.ts";
 import type { AllowedOrigins } from "./allow_origin.ts";
-
-const ALLOW_ORIGIN = "access-control-allow-origin";
+import { fallbackOrigin, setAllowOrigin } from "./cors.ts";
 
 /** The origin rule of the proxy. */
 export interface OriginPolicy {
   /**
-   * `Access-Control-Allow-Origin` of answers not tied to a caller's origin (and the
-   * relay's until {@linkcode answer} sets the caller's): `*`, or the first listed
+   * `Access-Control-Allow-Origin` of answers not tied to a client's origin (and the
+   * relay's until {@linkcode apply} sets the client's): `*`, or the first listed
    * origin.
    */
   readonly fallback: string;
@@ -23,10 +22,10 @@ export interface OriginPolicy {
   refuse(request: Request): Response | undefined;
   /**
    * `response` for `request`: with a list, `Access-Control-Allow-Origin` names the
-   * caller's origin when it is listed, and `Vary` names `Origin`. Changes it in place when it
+   * client's origin when it is listed, and `Vary` names `Origin`. Changes it in place when it
    * can.
    */
-  answer(request: Request, response: Response): Response;
+  apply(request: Request, response: Response): Response;
 }
 
 /**
@@ -35,22 +34,24 @@ export interface OriginPolicy {
  * @example
  * ```ts
  * const policy = createOriginPolicy(["https://app.example.com"]);
- * const refused = policy.refuse(request);
- * if (refused) return refused;
- * return policy.answer(request, await relay(request));
+ * const from = (origin: string) =>
+ *   new Request("http://127.0.0.1:8003/api/x", { headers: { origin } });
+ * policy.refuse(from("https://other.example"))?.status; // 403
+ * const response = policy.apply(from("https://app.example.com"), new Response("ok"));
+ * response.headers.get("access-control-allow-origin"); // "https://app.example.com"
  * ```
  */
 export function createOriginPolicy(allowed: AllowedOrigins): OriginPolicy {
   if (allowed === "*") {
     return {
-      fallback: "*",
+      fallback: fallbackOrigin(allowed),
       refuse: () => undefined,
-      answer: (_request, response) => response,
+      apply: (_request, response) => response,
     };
   }
   const listed = new Set(allowed);
   return {
-    fallback: allowed[0] ?? "null",
+    fallback: fallbackOrigin(allowed),
     refuse(request) {
       const origin = request.headers.get("origin");
       if (origin === null || listed.has(origin)) return undefined;
@@ -60,14 +61,14 @@ export function createOriginPolicy(allowed: AllowedOrigins): OriginPolicy {
         }" is not allowed: PROXY_ALLOW_ORIGIN does not list it`,
       }, { status: 403, headers: { vary: "Origin" } });
     },
-    answer(request, response) {
+    apply(request, response) {
       const given = request.headers.get("origin");
       const origin = given !== null && listed.has(given) ? given : null;
       let target = response;
       try {
         setOrigin(target.headers, origin);
       } catch {
-        // A fetch answer's headers are immutable: copy them.
+        // A fetch response's headers are immutable: copy them.
         target = new Response(response.body, {
           status: response.status,
           statusText: response.statusText,
@@ -81,7 +82,7 @@ export function createOriginPolicy(allowed: AllowedOrigins): OriginPolicy {
 }
 
 function setOrigin(headers: Headers, origin: string | null): void {
-  if (origin !== null) headers.set(ALLOW_ORIGIN, origin);
+  if (origin !== null) setAllowOrigin(headers, origin);
   const vary = headers.get("vary");
   if (vary === null) headers.set("vary", "Origin");
   else if (

@@ -11,7 +11,7 @@ Deno.test("createOriginPolicy(*) lets everything through unchanged", () => {
   assert.equal(policy.fallback, "*");
   assert.equal(policy.refuse(from("https://any.example")), undefined);
   const response = new Response("x");
-  assert.equal(policy.answer(from("https://any.example"), response), response);
+  assert.equal(policy.apply(from("https://any.example"), response), response);
   assert.equal(response.headers.has("vary"), false);
 });
 
@@ -23,7 +23,7 @@ Deno.test("createOriginPolicy(list) echoes a listed origin with Vary: Origin", (
   assert.equal(policy.fallback, "https://a.example");
   const request = from("http://b.example:8080");
   assert.equal(policy.refuse(request), undefined);
-  const answer = policy.answer(
+  const answer = policy.apply(
     request,
     new Response("x", {
       headers: {
@@ -51,7 +51,7 @@ Deno.test("createOriginPolicy(list) refuses an unlisted origin with 403 and no A
       message:
         `Origin "${origin}" is not allowed: PROXY_ALLOW_ORIGIN does not list it`,
     });
-    const answered = policy.answer(from(origin), refused);
+    const answered = policy.apply(from(origin), refused);
     assert.equal(answered.headers.has("access-control-allow-origin"), false);
     assert.equal(answered.headers.get("vary"), "Origin");
   }
@@ -60,7 +60,7 @@ Deno.test("createOriginPolicy(list) refuses an unlisted origin with 403 and no A
 Deno.test("createOriginPolicy(list) serves a request without Origin as before", () => {
   const policy = createOriginPolicy(["https://a.example"]);
   assert.equal(policy.refuse(from()), undefined);
-  const answer = policy.answer(
+  const answer = policy.apply(
     from(),
     new Response("x", {
       headers: { "access-control-allow-origin": "https://a.example" },
@@ -75,7 +75,7 @@ Deno.test("createOriginPolicy(list) serves a request without Origin as before", 
 
 Deno.test("createOriginPolicy(list) copies immutable headers", () => {
   const policy = createOriginPolicy(["https://a.example"]);
-  const answer = policy.answer(
+  const answer = policy.apply(
     from("https://a.example"),
     Response.redirect("http://localhost/x", 302),
   );

@@ -1,7 +1,7 @@
 /**
- * The remote call of the proxy: method, headers and streamed body out; status,
+ * The proxy's request to the upstream: method, headers and streamed body out; status,
  * headers (redirects within the route's base pointed at the proxy) and streamed body
- * back; 502 when the remote is unreachable or its answer is not valid HTTP, 504 when
+ * back; 502 when the upstream is unreachable or its response is not valid HTTP, 504 when
  * it is too slow.
  *
  * @module
@@ -9,12 +9,13 @@
 import { errorText, type Log } from "../../lib/log.ts";
 import { createDeadlines } from "./_deadlines.ts";
 import {
-  callerHeaderPairs,
+  clientHeaderPairs,
   declaresBody,
-  remoteRequestHeaders,
+  upstreamRequestHeaders,
 } from "./_headers.ts";
+import { corsHeaders } from "./cors.ts";
 import { proxiedLocation } from "./_location.ts";
-import { failedCallText, isInvalidAnswer } from "./_invalid_answer.ts";
+import { isInvalidResponse, upstreamFailureText } from "./_invalid_response.ts";
 import type { Upstream, UpstreamResponse } from "../../lib/http1/upstream.ts";
 import type { ProxyRoute } from "./routes.ts";
 
@@ -28,36 +29,36 @@ type BodyWatcher = (event: "wait" | "part" | "end", error?: unknown) => void;
 
 /** Options of {@linkcode createRelay}. */
 export interface RelayOptions {
-  /** The upstream (`createUpstream`: the pooled client, or `fetch`). */
+  /** How upstream requests are made (`createUpstream`: the pooled client, or `fetch`). */
   call: Upstream;
-  /** Where failed remote calls are logged. */
+  /** Where failed upstream requests are logged. */
   log: Log;
-  /** Value of `Access-Control-Allow-Origin` on every answer. */
+  /** Value of `Access-Control-Allow-Origin` on every response. */
   allowOrigin: string;
-  /** This proxy's entry in the `Via` header of every remote call. */
+  /** This proxy's entry in the `Via` header of every upstream request. */
   via: string;
   /**
-   * Longest wait on the remote, in ms: for its status line and headers (not counting
-   * the time the caller takes to upload the body), and for each part of its body the
-   * caller is waiting for (after which the answer is cut short). A caller that reads
-   * slowly does not count against the remote.
+   * Longest wait on the upstream, in ms: for its status line and headers (not counting
+   * the time the client takes to upload the body), and for each part of its body the
+   * client is waiting for (after which the response is cut short). A client that reads
+   * slowly does not count against the upstream.
    */
   timeoutMs: number;
   /**
-   * Longest wait on the caller, in ms: for the next part of its upload, or for it to
-   * ask for the next part of the answer. Past it the call ends (an upload with 408),
-   * so a stalled caller does not hold a connection to the remote for ever.
+   * Longest wait on the client, in ms: for the next part of its upload, or for it to
+   * ask for the next part of the response. Past it the call ends (an upload with 408),
+   * so a stalled client does not hold a connection to the upstream for ever.
    * @default 10 × timeoutMs
    */
-  callerTimeoutMs?: number;
+  clientTimeoutMs?: number;
 }
 
 /** What a route changes in the headers of its relayed calls, both ways. */
 export interface RelayAdditions {
-  /** The header pairs sent to the remote, given the caller's as relayed. */
+  /** The header pairs sent to the upstream, given the client's as relayed. */
   request(pairs: [string, string][]): [string, string][];
-  /** The header pairs of an answer (the proxy's own too), as the caller gets them. */
-  answer(pairs: [string, string][]): [string, string][];
+  /** The header pairs of a response (the proxy's own too), as the client gets them. */
+  response(pairs: [string, string][]): [string, string][];
 }
 
 /**
@@ -73,9 +74,9 @@ export type Relay = (
 
 /**
  * Returns the relay function. The request body is passed on as a stream, and the
- * remote body is returned as a stream, so neither is held whole in memory. When the
- * caller goes away mid-answer, the server cancels the returned stream, which ends
- * the remote call too.
+ * upstream body is returned as a stream, so neither is held whole in memory. When the
+ * client goes away mid-response, the server cancels the returned stream, which ends
+ * the upstream request too.
  *
  * @example
  * ```ts
@@ -91,10 +92,7 @@ export type Relay = (
  */
 export function createRelay(options: RelayOptions): Relay {
   const { log, allowOrigin, timeoutMs } = options;
-  const failHeaders: [string, string][] = [[
-    "access-control-allow-origin",
-    allowOrigin,
-  ]];
+  const failHeaders = Object.entries(corsHeaders(allowOrigin));
   const fail = (
     status: number,
     message: string,
@@ -102,29 +100,29 @@ export function createRelay(options: RelayOptions): Relay {
   ) =>
     Response.json({ message }, {
       status,
-      headers: additions ? additions.answer(failHeaders) : failHeaders,
+      headers: additions ? additions.response(failHeaders) : failHeaders,
     });
 
-  const callerTimeoutMs = options.callerTimeoutMs ?? 10 * timeoutMs;
+  const clientTimeoutMs = options.clientTimeoutMs ?? 10 * timeoutMs;
   const timedOut = new Error(`No answer within ${timeoutMs} ms`);
-  const callerGone = new Error("The caller went away during the upload");
-  const callerStalled = new Error(
-    `The caller sent or read nothing for ${callerTimeoutMs} ms`,
+  const clientGone = new Error("The caller went away during the upload");
+  const clientStalled = new Error(
+    `The caller sent or read nothing for ${clientTimeoutMs} ms`,
   );
   const deadlines = createDeadlines(timeoutMs);
 
   return async function relay(request, route, target, additions) {
     const controller = new AbortController();
     let phase: "head" | "body" | "done" = "head";
-    // Whose turn it is: the remote's time-out or the caller's runs.
-    let turn: "remote" | "caller" = "remote";
+    // Whose turn it is: the upstream's time-out or the client's runs.
+    let turn: "upstream" | "client" = "upstream";
     const deadline = deadlines.start(() => {
-      if (turn === "caller") {
-        // A WARNING: when the answer is cut, Deno prints the stream's error after it.
+      if (turn === "client") {
+        // A WARNING: when the response is cut, Deno prints the stream's error after it.
         log.warn(
-          `Caller of route "${route.name}" sent or read nothing for ${callerTimeoutMs} ms: call ended`,
+          `Caller of route "${route.name}" sent or read nothing for ${clientTimeoutMs} ms: call ended`,
         );
-        return controller.abort(callerStalled);
+        return controller.abort(clientStalled);
       }
       if (phase === "body") {
         log.warn(
@@ -133,25 +131,25 @@ export function createRelay(options: RelayOptions): Relay {
       }
       controller.abort(timedOut);
     });
-    const remoteTurn = () => {
-      turn = "remote";
+    const upstreamTurn = () => {
+      turn = "upstream";
       deadline.restart();
     };
-    const callerTurn = () => {
-      turn = "caller";
-      deadline.restart(callerTimeoutMs);
+    const clientTurn = () => {
+      turn = "client";
+      deadline.restart(clientTimeoutMs);
     };
-    // The time-out counts while a part of the remote's body is awaited, not while
-    // the caller has not asked for the next one; the body's end stops it. Deno's
+    // The time-out counts while a part of the upstream's body is awaited, not while
+    // the client has not asked for the next one; the body's end stops it. Deno's
     // server also prints the error of a broken body: this line says whose.
     const bodyRead: BodyWatcher = (event, error) => {
       if (phase === "done") return;
-      if (event === "wait") return remoteTurn();
-      if (event === "part") return callerTurn();
+      if (event === "wait") return upstreamTurn();
+      if (event === "part") return clientTurn();
       if (
         phase === "body" && error !== undefined && !controller.signal.aborted
       ) {
-        const what = isInvalidAnswer(error)
+        const what = isInvalidResponse(error)
           ? "sent an invalid HTTP response body (cut short)"
           : "broke off its answer";
         log.warn(
@@ -161,8 +159,8 @@ export function createRelay(options: RelayOptions): Relay {
       phase = "done";
       deadline.done();
     };
-    // The other way round for the upload: the time the caller takes to send it is
-    // not the remote's. A caller that goes away mid-upload ends the remote call.
+    // The other way round for the upload: the time the client takes to send it is
+    // not the upstream's. A client that goes away mid-upload ends the upstream request.
     // A POST without a body is relayed without one, not with an empty chunked one.
     const body = request.body === null || !declaresBody(request.headers)
       ? undefined
@@ -170,18 +168,18 @@ export function createRelay(options: RelayOptions): Relay {
         request.body,
         (event, error) => {
           if (phase !== "head") return;
-          if (event === "wait") callerTurn();
-          else if (error === undefined) remoteTurn();
-          else controller.abort(callerGone);
+          if (event === "wait") clientTurn();
+          else if (error === undefined) upstreamTurn();
+          else controller.abort(clientGone);
         },
         controller.signal,
       );
-    // A redirect within the route's base leads the caller back through the proxy.
+    // A redirect within the route's base leads the client back through the proxy.
     const relocate = (value: string) => proxiedLocation(value, route, target);
-    let remote: UpstreamResponse;
-    const sent = remoteRequestHeaders(request.headers, options.via);
+    let upstream: UpstreamResponse;
+    const sent = upstreamRequestHeaders(request.headers, options.via);
     try {
-      remote = await options.call(target, {
+      upstream = await options.call(target, {
         method: request.method,
         headers: additions ? additions.request(sent) : sent,
         body,
@@ -189,14 +187,14 @@ export function createRelay(options: RelayOptions): Relay {
       });
     } catch (error) {
       bodyRead("end");
-      if (controller.signal.reason === callerStalled) {
-        return fail(408, callerStalled.message, additions);
+      if (controller.signal.reason === clientStalled) {
+        return fail(408, clientStalled.message, additions);
       }
-      if (controller.signal.reason === callerGone) {
+      if (controller.signal.reason === clientGone) {
         log.debug(
           `Caller of route "${route.name}" went away during its upload: remote call ended`,
         );
-        return fail(400, callerGone.message, additions);
+        return fail(400, clientGone.message, additions);
       }
       if (controller.signal.reason === timedOut) {
         log.warn(
@@ -208,13 +206,13 @@ export function createRelay(options: RelayOptions): Relay {
           additions,
         );
       }
-      // fetch's errors quote the URL: its query may carry the caller's keys.
+      // fetch's errors quote the URL: its query may carry the client's keys.
       const href = String(target);
       const query = href.indexOf("?");
       const reason = query < 0 ? errorText(error) : errorText(error)
         .replaceAll(href, `${href.slice(0, query)}?…`);
       // Also a 502, but not always a network problem: say what is known.
-      const what = failedCallText(error);
+      const what = upstreamFailureText(error);
       log.warn(`Remote of route "${route.name}" ${what}: ${reason}`);
       return fail(
         502,
@@ -223,22 +221,22 @@ export function createRelay(options: RelayOptions): Relay {
       );
     }
     if (phase === "head") phase = "body";
-    const pairs = callerHeaderPairs(
-      remote.headers,
+    const pairs = clientHeaderPairs(
+      upstream.headers,
       allowOrigin,
       relocate,
-      remote.decoded,
+      upstream.decoded,
     );
-    const headers = additions ? additions.answer(pairs) : pairs;
-    let answer = remote.body;
-    if (answer instanceof ReadableStream) {
-      // The caller's turn until the server asks for the first part.
-      callerTurn();
-      answer = watched(answer, bodyRead, controller.signal);
+    const headers = additions ? additions.response(pairs) : pairs;
+    let responseBody = upstream.body;
+    if (responseBody instanceof ReadableStream) {
+      // The client's turn until the server asks for the first part.
+      clientTurn();
+      responseBody = watched(responseBody, bodyRead, controller.signal);
     } else bodyRead("end");
-    return new Response(answer, {
-      status: remote.status,
-      statusText: remote.statusText,
+    return new Response(responseBody, {
+      status: upstream.status,
+      statusText: upstream.statusText,
       headers,
     });
   };

@@ -7,6 +7,7 @@
  */
 import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { headLength } from "../../lib/head_length.ts";
 import { createHttpApp } from "../../lib/http.ts";
 import { httpMetrics } from "../../lib/metrics/http_metrics.ts";
 import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
@@ -57,6 +58,7 @@ function asset(body: string, type: string): () => Response {
 export function createTableApp(options: TableAppOptions): Hono {
   const app = createHttpApp({ log: options.log });
   if (options.metrics) app.use(httpMetrics(options.metrics));
+  app.use(headLength());
   // Ready once started: a failing data API is the page's to show, not a reason to
   // take the page away.
   app.get("/readyz", readyzHandler(() => undefined));

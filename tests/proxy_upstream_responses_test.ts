@@ -1,5 +1,5 @@
 /**
- * The proxy facing remotes whose answers are odd or broken, sent as raw bytes over
+ * The proxy facing upstreams whose answers are odd or broken, sent as raw bytes over
  * TCP: coded bodies browsers accept, and answers that are not valid HTTP/1.1.
  */
 import assert from "node:assert/strict";
@@ -14,7 +14,7 @@ const TEXT = "hello, deflated world; ".repeat(20);
 const ZLIB = deflateSync(TEXT);
 const RAW_DEFLATE = deflateRawSync(TEXT);
 
-/** A 200 answer with `headers` and `body`, as bytes. */
+/** A 200 response with `headers` and `body`, as bytes. */
 function answer(headers: string[], body: Uint8Array | string = ""): Uint8Array {
   const bytes = typeof body === "string"
     ? new TextEncoder().encode(body)
@@ -80,7 +80,7 @@ async function withProxy(
   }
 }
 
-/** Waits for the proxy to log a WARNING after the caller saw the cut. */
+/** Waits for the proxy to log a WARNING after the client saw the cut. */
 async function nextWarning(
   log: ReturnType<typeof createMemoryLog>,
   before: number,
@@ -154,7 +154,7 @@ for (const transport of ["pooled client", "fetch"] as const) {
           assert.equal(new TextDecoder().decode(body), TEXT, path);
         } else {
           // Deno's fetch decodes only gzip and br: the coding goes on to the
-          // caller, which decodes it (this test's fetch does not: raw bytes).
+          // client, which decodes it (this test's fetch does not: raw bytes).
           assert.equal(response.headers.get("content-encoding"), "deflate");
           assert.deepEqual(body, new Uint8Array(sent), path);
         }

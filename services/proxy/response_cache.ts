@@ -1,26 +1,27 @@
 /**
- * The proxy's answer cache (`PROXY_CACHE_MS`): a layer around the remote call that
- * keeps 200 answers to GET requests in memory, keyed by route, full target URL and
- * the request headers the answer varies on, so repeated calls spare the remote (and
- * its quota). Concurrent misses for one key make one remote call.
+ * The proxy's response cache (`PROXY_CACHE_MS`): a layer around the upstream request that
+ * keeps 200 responses to GET requests in memory, keyed by route, full target URL and
+ * the request headers the response varies on, so repeated calls spare the upstream (and
+ * its quota). Concurrent misses for one key make one upstream request.
  *
  * @module
  */
 import { ageSeconds, freshness } from "./_cache_control.ts";
-import { createAnswerStore, type StoredAnswer } from "./_answer_store.ts";
+import { createResponseStore, type StoredResponse } from "./_response_store.ts";
 import { collected } from "./_collected_body.ts";
+import { exposeAlso } from "./cors.ts";
 import type { ProxyRoute } from "./routes.ts";
 
-/** A route's upstream: `request` relayed to `target` within `route`. */
+/** An upstream request: `request` relayed to `target` within `route`. */
 export type RouteUpstream = (
   request: Request,
   route: ProxyRoute,
   target: string | URL,
 ) => Promise<Response>;
 
-/** Options of {@linkcode createAnswerCache}. */
-export interface AnswerCacheOptions {
-  /** Longest time an answer is kept, in ms (the remote's `max-age` may shorten it). */
+/** Options of {@linkcode createResponseCache}. */
+export interface ResponseCacheOptions {
+  /** Longest time a response is kept, in ms (the upstream's `max-age` may shorten it). */
   ttlMs: number;
   /** Bound on the bytes of the stored bodies (their keys and headers get as many again); a body over a sixteenth of it is not stored. */
   maxBytes: number;
@@ -28,12 +29,12 @@ export interface AnswerCacheOptions {
   now?: () => number;
   /**
    * Whether the route itself adds an `Authorization` header, so one the cache sees
-   * is the proxy's own, not the caller's. @default none does
+   * is the proxy's own, not the client's. @default none does
    */
   addsAuthorization?: (route: ProxyRoute) => boolean;
   /**
-   * The value of request header `name` (lower case) as the remote gets it, for the
-   * headers an answer varies on. @default the caller's
+   * The value of request header `name` (lower case) as the upstream gets it, for the
+   * headers a response varies on. @default the client's
    */
   headerValue?: (
     request: Request,
@@ -43,31 +44,30 @@ export interface AnswerCacheOptions {
 }
 
 const X_CACHE = "x-cache";
-const EXPOSE = "access-control-expose-headers";
 
 /**
- * Returns `call` behind the cache. GET answers carry `X-Cache: HIT` or `MISS` and
- * `Age` (seconds since the remote answered, its own `Age` included). A 200 answer to
+ * Returns `call` behind the cache. GET responses carry `X-Cache: HIT` or `MISS` and
+ * `Age` (seconds since the upstream answered, its own `Age` included). A 200 response to
  * a GET is stored unless its `Cache-Control` says `no-store`, `private` or
  * `no-cache`, it varies on `*`, its body is over a sixteenth of `maxBytes`, or the
- * caller sent its own `Authorization` and the answer is not `public`. A POST, PUT or
- * DELETE drops the stored answers of its target URL.
+ * client sent its own `Authorization` and the response is not `public`. A POST, PUT or
+ * DELETE drops the stored responses of its target URL.
  *
  * @example
  * ```ts
- * const cached = createAnswerCache(relay, { ttlMs: 60_000, maxBytes: 16 << 20 });
+ * const cached = createResponseCache(relay, { ttlMs: 60_000, maxBytes: 16 << 20 });
  * const response = await cached(request, route, target);
  * ```
  */
-export function createAnswerCache(
+export function createResponseCache(
   call: RouteUpstream,
-  options: AnswerCacheOptions,
+  options: ResponseCacheOptions,
 ): RouteUpstream {
   const now = options.now ?? Date.now;
-  const store = createAnswerStore(options.maxBytes);
+  const store = createResponseStore(options.maxBytes);
   const entryLimit = Math.floor(options.maxBytes / 16);
   /** Misses under way, by key: resolve with the stored entry, if it was stored. */
-  const flights = new Map<string, Promise<StoredAnswer | undefined>>();
+  const flights = new Map<string, Promise<StoredResponse | undefined>>();
 
   const headerValue = options.headerValue ??
     ((request: Request, _route: ProxyRoute, name: string) =>
@@ -87,13 +87,13 @@ export function createAnswerCache(
           .join("\n")
       }`;
 
-  /** Calls the remote and stores the answer when it may; `flight` hears the outcome. */
+  /** Calls the upstream and stores the response when it may; `flight` hears the outcome. */
   const miss = async (
     request: Request,
     route: ProxyRoute,
     target: string | URL,
     primary: string,
-    settle: (entry: StoredAnswer | undefined) => void,
+    settle: (entry: StoredResponse | undefined) => void,
   ): Promise<Response> => {
     let response: Response;
     try {
@@ -109,12 +109,11 @@ export function createAnswerCache(
     }
     const headers: [string, string][] = [...response.headers]
       .filter(([name]) => name !== "age" && name !== X_CACHE);
-    const exposed = headers.find(([name]) => name === EXPOSE);
-    if (exposed !== undefined) exposed[1] = withExposed(exposed[1]);
+    exposeAlso(headers, ["age", X_CACHE]);
     const storedAt = now();
     const keep = (bytes: Uint8Array<ArrayBuffer> | undefined) => {
       if (bytes === undefined) return settle(undefined);
-      const entry: StoredAnswer = {
+      const entry: StoredResponse = {
         key: keyOf(primary, plan.vary, request, route),
         primary,
         vary: plan.vary,
@@ -124,7 +123,7 @@ export function createAnswerCache(
         body: bytes,
         storedAt,
         expiresAt: storedAt + plan.keepMs,
-        remoteAge: plan.remoteAge,
+        upstreamAge: plan.upstreamAge,
       };
       store.put(entry);
       settle(entry);
@@ -138,7 +137,7 @@ export function createAnswerCache(
       statusText: response.statusText,
       headers: response.headers,
     });
-    return marked(relayed, "MISS", String(plan.remoteAge));
+    return marked(relayed, "MISS", String(plan.upstreamAge));
   };
 
   /** How to store `response`, or `undefined` when it is not stored. */
@@ -148,11 +147,11 @@ export function createAnswerCache(
     response: Response,
   ) => {
     if (response.status !== 200) return undefined;
-    const remoteAge = ageSeconds(response.headers.get("age"));
-    if (remoteAge === undefined) return undefined;
+    const upstreamAge = ageSeconds(response.headers.get("age"));
+    if (upstreamAge === undefined) return undefined;
     const fresh = freshness(
       response.headers.get("cache-control"),
-      remoteAge,
+      upstreamAge,
       options.ttlMs,
     );
     if (fresh.keepMs <= 0) return undefined;
@@ -165,11 +164,15 @@ export function createAnswerCache(
     if (vary.includes("*")) return undefined;
     const length = Number(response.headers.get("content-length") ?? 0);
     if (length > entryLimit) return undefined;
-    return { keepMs: fresh.keepMs, remoteAge, vary: [...new Set(vary)].sort() };
+    return {
+      keepMs: fresh.keepMs,
+      upstreamAge,
+      vary: [...new Set(vary)].sort(),
+    };
   };
 
-  const hit = (entry: StoredAnswer): Response => {
-    const age = entry.remoteAge +
+  const hit = (entry: StoredResponse): Response => {
+    const age = entry.upstreamAge +
       Math.floor(Math.max(0, now() - entry.storedAt) / 1000);
     const response = new Response(entry.body, {
       status: entry.status,
@@ -200,14 +203,14 @@ export function createAnswerCache(
     const flight = flights.get(key);
     if (flight !== undefined) {
       const entry = await flight;
-      // The entry may vary on a header this caller sent differently.
+      // The entry may vary on a header this client sent differently.
       if (
         entry !== undefined &&
         keyOf(primary, entry.vary, request, route) === entry.key
       ) return hit(entry);
       return miss(request, route, target, primary, () => {});
     }
-    const outcome = Promise.withResolvers<StoredAnswer | undefined>();
+    const outcome = Promise.withResolvers<StoredResponse | undefined>();
     flights.set(key, outcome.promise);
     return miss(request, route, target, primary, (entry) => {
       if (flights.get(key) === outcome.promise) flights.delete(key);
@@ -230,17 +233,6 @@ function marked(response: Response, state: string, age: string): Response {
     target.headers.set(X_CACHE, state);
   }
   target.headers.set("age", age);
-  const exposed = target.headers.get(EXPOSE);
-  if (exposed !== null) target.headers.set(EXPOSE, withExposed(exposed));
+  exposeAlso(target.headers, ["age", X_CACHE]);
   return target;
-}
-
-/** An `Access-Control-Expose-Headers` value that also names `Age` and `X-Cache`. */
-function withExposed(exposed: string): string {
-  if (exposed.trim() === "*") return exposed;
-  const names = exposed.split(",").map((name) => name.trim().toLowerCase());
-  for (const name of ["age", X_CACHE]) {
-    if (!names.includes(name)) names.push(name);
-  }
-  return names.filter(Boolean).join(", ");
 }

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { createAnswerCache, type RouteUpstream } from "./answer_cache.ts";
+import { createResponseCache, type RouteUpstream } from "./response_cache.ts";
 import { parseRoutes } from "./routes.ts";
 
 const [API, OTHER] = parseRoutes("api=http://remote/v1,other=http://remote/v1");
 
-/** A remote call counting its calls; `answer` builds each answer. */
+/** An upstream request counting its calls; `answer` builds each answer. */
 function remote(
   answer: (request: Request, n: number) => Response | Promise<Response> = (
     _r,
@@ -36,10 +36,10 @@ async function read(response: Response) {
   };
 }
 
-Deno.test("createAnswerCache() serves a stored answer until it expires, with Age and X-Cache", async () => {
+Deno.test("createResponseCache() serves a stored answer until it expires, with Age and X-Cache", async () => {
   const { call, calls } = remote();
   const time = clock();
-  const cached = createAnswerCache(call, {
+  const cached = createResponseCache(call, {
     ttlMs: 10_000,
     maxBytes: 1 << 20,
     now: time.now,
@@ -64,9 +64,12 @@ Deno.test("createAnswerCache() serves a stored answer until it expires, with Age
   assert.equal(calls.length, 2);
 });
 
-Deno.test("createAnswerCache() keys by target URL and route, never across routes", async () => {
+Deno.test("createResponseCache() keys by target URL and route, never across routes", async () => {
   const { call, calls } = remote();
-  const cached = createAnswerCache(call, { ttlMs: 10_000, maxBytes: 1 << 20 });
+  const cached = createResponseCache(call, {
+    ttlMs: 10_000,
+    maxBytes: 1 << 20,
+  });
   await (await cached(get(), API!, target("/v1/x?a=1"))).text();
   await (await cached(get(), API!, target("/v1/x?a=2"))).text();
   const other = await read(await cached(get(), OTHER!, target("/v1/x?a=1")));
@@ -76,7 +79,7 @@ Deno.test("createAnswerCache() keys by target URL and route, never across routes
   assert.equal(calls.length, 3);
 });
 
-Deno.test("createAnswerCache() follows the remote's Cache-Control and Age", async (t) => {
+Deno.test("createResponseCache() follows the remote's Cache-Control and Age", async (t) => {
   const cases: [Record<string, string>, boolean, string][] = [
     [{ "cache-control": "no-store" }, false, "no-store"],
     [{ "cache-control": "private, max-age=60" }, false, "private"],
@@ -89,7 +92,7 @@ Deno.test("createAnswerCache() follows the remote's Cache-Control and Age", asyn
   for (const [headers, stored, name] of cases) {
     await t.step(name, async () => {
       const { call, calls } = remote(() => new Response("x", { headers }));
-      const cached = createAnswerCache(call, {
+      const cached = createResponseCache(call, {
         ttlMs: 60_000,
         maxBytes: 1 << 20,
       });
@@ -107,7 +110,7 @@ Deno.test("createAnswerCache() follows the remote's Cache-Control and Age", asyn
         headers: { "cache-control": "max-age=5", age: "2" },
       })
     );
-    const cached = createAnswerCache(call, {
+    const cached = createResponseCache(call, {
       ttlMs: 60_000,
       maxBytes: 1 << 20,
       now: time.now,
@@ -128,7 +131,7 @@ Deno.test("createAnswerCache() follows the remote's Cache-Control and Age", asyn
     const { call, calls } = remote((request) =>
       new Response("x", { status: request.method === "GET" ? 404 : 200 })
     );
-    const cached = createAnswerCache(call, {
+    const cached = createResponseCache(call, {
       ttlMs: 60_000,
       maxBytes: 1 << 20,
     });
@@ -152,7 +155,7 @@ Deno.test("createAnswerCache() follows the remote's Cache-Control and Age", asyn
     "a caller's own Authorization is not shared, unless public",
     async () => {
       const { call, calls } = remote();
-      const cached = createAnswerCache(call, {
+      const cached = createResponseCache(call, {
         ttlMs: 60_000,
         maxBytes: 1 << 20,
       });
@@ -164,7 +167,7 @@ Deno.test("createAnswerCache() follows the remote's Cache-Control and Age", asyn
         )).text();
       }
       assert.equal(calls.length, 2);
-      const routeAdds = createAnswerCache(call, {
+      const routeAdds = createResponseCache(call, {
         ttlMs: 60_000,
         maxBytes: 1 << 20,
         addsAuthorization: (route) => route.name === "api",
@@ -181,13 +184,16 @@ Deno.test("createAnswerCache() follows the remote's Cache-Control and Age", asyn
   );
 });
 
-Deno.test("createAnswerCache() keys by the headers the answer varies on", async () => {
+Deno.test("createResponseCache() keys by the headers the answer varies on", async () => {
   const { call, calls } = remote((request, n) =>
     new Response(`${request.headers.get("accept-language")} ${n}`, {
       headers: { vary: "Accept-Language" },
     })
   );
-  const cached = createAnswerCache(call, { ttlMs: 60_000, maxBytes: 1 << 20 });
+  const cached = createResponseCache(call, {
+    ttlMs: 60_000,
+    maxBytes: 1 << 20,
+  });
   const ask = async (language: string) =>
     await read(
       await cached(get({ "accept-language": language }), API!, target()),
@@ -199,13 +205,13 @@ Deno.test("createAnswerCache() keys by the headers the answer varies on", async 
   assert.equal(calls.length, 2);
 });
 
-Deno.test("createAnswerCache() bounds its bytes and skips bodies over a sixteenth of them", async () => {
+Deno.test("createResponseCache() bounds its bytes and skips bodies over a sixteenth of them", async () => {
   const { call, calls } = remote((request) =>
     new Response(
       "x".repeat(Number(new URL(request.url).searchParams.get("size"))),
     )
   );
-  const cached = createAnswerCache(call, { ttlMs: 60_000, maxBytes: 1600 });
+  const cached = createResponseCache(call, { ttlMs: 60_000, maxBytes: 1600 });
   const ask = async (size: number, name = "a") => {
     const response = await cached(
       new Request(`http://localhost/api/${name}?size=${size}`),
@@ -226,13 +232,16 @@ Deno.test("createAnswerCache() bounds its bytes and skips bodies over a sixteent
   assert.equal(calls.length, 2 + 1 + 16 + 1);
 });
 
-Deno.test("createAnswerCache() makes one remote call for 50 concurrent misses", async () => {
+Deno.test("createResponseCache() makes one remote call for 50 concurrent misses", async () => {
   const gate = Promise.withResolvers<void>();
   const { call, calls } = remote(async () => {
     await gate.promise;
     return new Response("shared");
   });
-  const cached = createAnswerCache(call, { ttlMs: 60_000, maxBytes: 1 << 20 });
+  const cached = createResponseCache(call, {
+    ttlMs: 60_000,
+    maxBytes: 1 << 20,
+  });
   const answers = Array.from(
     { length: 50 },
     () => cached(get(), API!, target()),
@@ -244,7 +253,7 @@ Deno.test("createAnswerCache() makes one remote call for 50 concurrent misses", 
   assert.equal(read50.filter((answer) => answer.cache === "MISS").length, 1);
 });
 
-Deno.test("createAnswerCache() lets waiting misses call for themselves when the answer is not stored", async () => {
+Deno.test("createResponseCache() lets waiting misses call for themselves when the answer is not stored", async () => {
   const gate = Promise.withResolvers<void>();
   const { call, calls } = remote(async (_r, n) => {
     await gate.promise;
@@ -252,7 +261,10 @@ Deno.test("createAnswerCache() lets waiting misses call for themselves when the 
       headers: { "cache-control": "private" },
     });
   });
-  const cached = createAnswerCache(call, { ttlMs: 60_000, maxBytes: 1 << 20 });
+  const cached = createResponseCache(call, {
+    ttlMs: 60_000,
+    maxBytes: 1 << 20,
+  });
   const answers = Array.from(
     { length: 5 },
     () => cached(get(), API!, target()),
@@ -263,9 +275,12 @@ Deno.test("createAnswerCache() lets waiting misses call for themselves when the 
   assert.equal(new Set(bodies).size, 5);
 });
 
-Deno.test("createAnswerCache() drops a target's answers after a POST there", async () => {
+Deno.test("createResponseCache() drops a target's answers after a POST there", async () => {
   const { call, calls } = remote();
-  const cached = createAnswerCache(call, { ttlMs: 60_000, maxBytes: 1 << 20 });
+  const cached = createResponseCache(call, {
+    ttlMs: 60_000,
+    maxBytes: 1 << 20,
+  });
   await (await cached(get(), API!, target())).text();
   await (await cached(
     new Request("http://localhost/api/x", { method: "POST", body: "b" }),
@@ -279,7 +294,7 @@ Deno.test("createAnswerCache() drops a target's answers after a POST there", asy
   assert.equal(calls.length, 3);
 });
 
-Deno.test("createAnswerCache() does not store an answer whose caller went away", async () => {
+Deno.test("createResponseCache() does not store an answer whose caller went away", async () => {
   const { call, calls } = remote(() =>
     new Response(
       new ReadableStream({
@@ -289,7 +304,10 @@ Deno.test("createAnswerCache() does not store an answer whose caller went away",
       }),
     )
   );
-  const cached = createAnswerCache(call, { ttlMs: 60_000, maxBytes: 1 << 20 });
+  const cached = createResponseCache(call, {
+    ttlMs: 60_000,
+    maxBytes: 1 << 20,
+  });
   const first = await cached(get(), API!, target());
   const reader = first.body!.getReader();
   await reader.read();
@@ -300,13 +318,16 @@ Deno.test("createAnswerCache() does not store an answer whose caller went away",
   assert.equal(calls.length, 2);
 });
 
-Deno.test("createAnswerCache() names Age and X-Cache in a listed Access-Control-Expose-Headers", async () => {
+Deno.test("createResponseCache() names Age and X-Cache in a listed Access-Control-Expose-Headers", async () => {
   const { call } = remote(() =>
     new Response("x", {
       headers: { "access-control-expose-headers": "content-type, x-upstream" },
     })
   );
-  const cached = createAnswerCache(call, { ttlMs: 60_000, maxBytes: 1 << 20 });
+  const cached = createResponseCache(call, {
+    ttlMs: 60_000,
+    maxBytes: 1 << 20,
+  });
   for (let i = 0; i < 2; i++) {
     const response = await cached(get(), API!, target());
     await response.text();

@@ -1,5 +1,5 @@
 /**
- * What a failed remote call says about the remote: all are a 502, but only some are
+ * What a failed upstream request says about the upstream: all are a 502, but only some are
  * a network problem.
  *
  * @module
@@ -11,23 +11,23 @@ import {
 } from "../../lib/http1/errors.ts";
 
 /**
- * Whether `error`, from a remote call, says that the remote's answer broke HTTP: the
+ * Whether `error`, from an upstream request, says that the upstream's response broke HTTP: the
  * pooled client's {@linkcode InvalidResponseError}. (`fetch`'s errors are not told
  * apart: they carry no type, and their text is not a contract.)
  */
-export function isInvalidAnswer(error: unknown): boolean {
+export function isInvalidResponse(error: unknown): boolean {
   return error instanceof InvalidResponseError;
 }
 
 /**
- * How the proxy describes a failed remote call, by the class of its error (see
- * `lib/http1/errors.ts`): an invalid answer (the pooled client's
+ * How the proxy describes a failed upstream request, by the class of its error (see
+ * `lib/http1/errors.ts`): an invalid response (the pooled client's
  * `InvalidResponseError`), a network failure (its `SocketError` and
  * `ConnectionClosedError`), or either of them (anything else: `fetch`, whose
  * `TypeError` does not say which, or a request the client refused).
  */
-export function failedCallText(error: unknown): string {
-  if (isInvalidAnswer(error)) return "answered with an invalid HTTP response";
+export function upstreamFailureText(error: unknown): string {
+  if (isInvalidResponse(error)) return "answered with an invalid HTTP response";
   if (error instanceof SocketError || error instanceof ConnectionClosedError) {
     return "is unreachable";
   }

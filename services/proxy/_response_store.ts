@@ -1,18 +1,18 @@
 /**
- * The answer cache's memory: entries by key, bounded by the bytes of their bodies,
+ * The response cache's memory: entries by key, bounded by the bytes of their bodies,
  * and by as many bytes again (1 MiB at least) for the rest of each entry (key,
  * headers and a fixed share), the least recently used out first.
  *
  * @module
  */
 
-/** One stored answer. */
-export interface StoredAnswer {
+/** One stored response. */
+export interface StoredResponse {
   /** The whole key: route, target URL and the values of the varied headers. */
   readonly key: string;
   /** Route and target URL only (what a POST, PUT or DELETE there invalidates). */
   readonly primary: string;
-  /** Lower-case names of the request headers the answer varies on. */
+  /** Lower-case names of the request headers the response varies on. */
   readonly vary: readonly string[];
   readonly status: number;
   readonly statusText: string;
@@ -23,18 +23,18 @@ export interface StoredAnswer {
   readonly storedAt: number;
   /** When it stops being served (ms since the epoch). */
   readonly expiresAt: number;
-  /** Seconds it had spent in caches before the proxy (the remote's `Age`). */
-  readonly remoteAge: number;
+  /** Seconds it had spent in caches before the proxy (the upstream's `Age`). */
+  readonly upstreamAge: number;
 }
 
 /** Entries by key, LRU within a byte bound. */
-export interface AnswerStore {
+export interface ResponseStore {
   /** The entry, marked as just used; `undefined` when absent or expired at `now`. */
-  get(key: string, now: number): StoredAnswer | undefined;
-  /** The varied header names of the last answer stored for `primary`. */
+  get(key: string, now: number): StoredResponse | undefined;
+  /** The varied header names of the last response stored for `primary`. */
   varyOf(primary: string): readonly string[] | undefined;
   /** Stores `entry` (replacing one of its key), then evicts down to the bound. */
-  put(entry: StoredAnswer): void;
+  put(entry: StoredResponse): void;
   /** Drops every entry of `primary`. */
   invalidate(primary: string): void;
   /** Bytes of the stored bodies. */
@@ -53,7 +53,7 @@ const MIN_OVERHEAD_BYTES = 1024 * 1024;
 
 /**
  * The bytes an entry counts for besides its body: its key and headers, and a fixed
- * share. Bodies alone would let callers pile up entries with empty bodies, one per
+ * share. Bodies alone would let clients pile up entries with empty bodies, one per
  * URL they make up, without bound.
  *
  * @example
@@ -61,7 +61,7 @@ const MIN_OVERHEAD_BYTES = 1024 * 1024;
  * entryOverhead(entry); // its key's and headers' lengths + 256
  * ```
  */
-export function entryOverhead(entry: StoredAnswer): number {
+export function entryOverhead(entry: StoredResponse): number {
   let size = ENTRY_OVERHEAD + entry.key.length;
   for (const [name, value] of entry.headers) size += name.length + value.length;
   return size;
@@ -74,19 +74,19 @@ export function entryOverhead(entry: StoredAnswer): number {
  *
  * @example
  * ```ts
- * const store = createAnswerStore(16 * 1024 * 1024);
+ * const store = createResponseStore(16 * 1024 * 1024);
  * ```
  */
-export function createAnswerStore(maxBytes: number): AnswerStore {
+export function createResponseStore(maxBytes: number): ResponseStore {
   // A Map iterates in insertion order: deleting and setting again marks as used.
-  const entries = new Map<string, StoredAnswer>();
+  const entries = new Map<string, StoredResponse>();
   const byPrimary = new Map<string, Set<string>>();
   const varies = new Map<string, readonly string[]>();
   let bytes = 0;
   let overheadBytes = 0;
   const maxOverheadBytes = Math.max(maxBytes, MIN_OVERHEAD_BYTES);
 
-  const remove = (entry: StoredAnswer) => {
+  const remove = (entry: StoredResponse) => {
     entries.delete(entry.key);
     bytes -= entry.body.byteLength;
     overheadBytes -= entryOverhead(entry);

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { createAnswerStore, type StoredAnswer } from "./_answer_store.ts";
+import { createResponseStore, type StoredResponse } from "./_response_store.ts";
 
 const entry = (
   key: string,
   bytes: number,
   expiresAt = 1_000,
-): StoredAnswer => ({
+): StoredResponse => ({
   key,
   primary: key.split("\n")[0]!,
   vary: [],
@@ -15,11 +15,11 @@ const entry = (
   body: new Uint8Array(bytes),
   storedAt: 0,
   expiresAt,
-  remoteAge: 0,
+  upstreamAge: 0,
 });
 
-Deno.test("createAnswerStore() evicts the least recently used past its bound", () => {
-  const store = createAnswerStore(300);
+Deno.test("createResponseStore() evicts the least recently used past its bound", () => {
+  const store = createResponseStore(300);
   store.put(entry("a", 100));
   store.put(entry("b", 100));
   store.put(entry("c", 100));
@@ -35,8 +35,8 @@ Deno.test("createAnswerStore() evicts the least recently used past its bound", (
   assert.equal(store.bytes, 250);
 });
 
-Deno.test("createAnswerStore() drops an expired entry when asked for it", () => {
-  const store = createAnswerStore(1_000);
+Deno.test("createResponseStore() drops an expired entry when asked for it", () => {
+  const store = createResponseStore(1_000);
   store.put(entry("a", 10, 500));
   assert.ok(store.get("a", 499));
   assert.equal(store.get("a", 500), undefined);
@@ -44,8 +44,8 @@ Deno.test("createAnswerStore() drops an expired entry when asked for it", () => 
   assert.equal(store.bytes, 0);
 });
 
-Deno.test("createAnswerStore() invalidates every variant of a primary key", () => {
-  const store = createAnswerStore(1_000);
+Deno.test("createResponseStore() invalidates every variant of a primary key", () => {
+  const store = createResponseStore(1_000);
   store.put({ ...entry("p\naccept: a", 10), vary: ["accept"] });
   store.put({ ...entry("p\naccept: b", 10), vary: ["accept"] });
   store.put(entry("q", 10));
@@ -56,9 +56,9 @@ Deno.test("createAnswerStore() invalidates every variant of a primary key", () =
   assert.ok(store.get("q", 0));
 });
 
-Deno.test("createAnswerStore() counts each entry's key and headers too, so empty bodies cannot pile up", () => {
-  const store = createAnswerStore(10_000);
-  // Callers choose the URL: a remote answering empty bodies to every query must
+Deno.test("createResponseStore() counts each entry's key and headers too, so empty bodies cannot pile up", () => {
+  const store = createResponseStore(10_000);
+  // Clients choose the URL: an upstream answering empty bodies to every query must
   // not make the store grow without bound (here: 1 MiB, the least bound, of keys,
   // headers and 256 bytes per entry).
   for (let i = 0; i < 10_000; i++) {

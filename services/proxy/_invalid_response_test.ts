@@ -5,15 +5,15 @@ import {
   InvalidRequestError,
   SocketError,
 } from "../../lib/http1/errors.ts";
-import { failedCallText, isInvalidAnswer } from "./_invalid_answer.ts";
+import { isInvalidResponse, upstreamFailureText } from "./_invalid_response.ts";
 
-Deno.test("failedCallText() tells an invalid answer from a network failure by type, never by text", () => {
+Deno.test("upstreamFailureText() tells an invalid answer from a network failure by type, never by text", () => {
   const invalid = new InvalidHeaderError(
     "Invalid header line from the remote: no colon",
   );
-  assert.equal(isInvalidAnswer(invalid), true);
+  assert.equal(isInvalidResponse(invalid), true);
   assert.equal(
-    failedCallText(invalid),
+    upstreamFailureText(invalid),
     "answered with an invalid HTTP response",
   );
   for (
@@ -24,8 +24,8 @@ Deno.test("failedCallText() tells an invalid answer from a network failure by ty
       new ConnectionClosedError(0),
     ]
   ) {
-    assert.equal(isInvalidAnswer(error), false);
-    assert.equal(failedCallText(error), "is unreachable");
+    assert.equal(isInvalidResponse(error), false);
+    assert.equal(upstreamFailureText(error), "is unreachable");
   }
   // fetch's failures: one type whatever happened, and the text is not read.
   for (
@@ -36,9 +36,9 @@ Deno.test("failedCallText() tells an invalid answer from a network failure by ty
       new InvalidRequestError('Invalid method "G T": not a token'),
     ]
   ) {
-    assert.equal(isInvalidAnswer(error), false);
+    assert.equal(isInvalidResponse(error), false);
     assert.equal(
-      failedCallText(error),
+      upstreamFailureText(error),
       "is unreachable or answered with an invalid HTTP response",
     );
   }

@@ -68,10 +68,23 @@ export async function readinessProblem(
  * ```
  */
 export function readyzHandler(check: ReadinessCheck): Handler {
-  return async function readyz(c) {
-    const problem = await readinessProblem(check);
-    return problem === undefined
-      ? c.json({ status: "ready" }, 200)
-      : c.json({ message: problem }, 503);
+  return async function readyz() {
+    return readyzResponse(await readinessProblem(check));
   };
+}
+
+/**
+ * The response of `GET /readyz` given what is wrong: 200 `{"status":"ready"}` for
+ * nothing, else 503 `{"message": problem}`.
+ *
+ * @example
+ * ```ts
+ * readyzResponse(undefined).status; // 200
+ * readyzResponse("The store does not answer").status; // 503
+ * ```
+ */
+export function readyzResponse(problem: string | undefined): Response {
+  return problem === undefined
+    ? Response.json({ status: "ready" }, { status: 200 })
+    : Response.json({ message: problem }, { status: 503 });
 }

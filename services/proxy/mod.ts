@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { proxyMetrics } from "./proxy_metrics.ts";
 import {
   listenAt,
   listenSettings,
@@ -68,7 +69,10 @@ export const proxyRole = defineRole({
     if (settings.PROXY_ROUTES === undefined) return [];
     return readRouteAdditions(env, settings.PROXY_ROUTES).problems;
   },
-  start(settings, { log, env }) {
+  series: (registry) => {
+    proxyMetrics(registry);
+  },
+  start(settings, { log, env, metrics }) {
     const { additions, problems } = readRouteAdditions(
       env,
       settings.PROXY_ROUTES,
@@ -85,6 +89,7 @@ export const proxyRole = defineRole({
       additions,
       cacheMs: settings.PROXY_CACHE_MS,
       cacheMaxBytes: settings.PROXY_CACHE_MAX_BYTES,
+      metrics,
     });
     let server: RunningServer;
     try {

@@ -212,6 +212,9 @@ Deno.test({
       assert.equal(data.status, 200);
       await data.body?.cancel();
       await (await fetch(`http://127.0.0.1:${ports.table}/`)).body?.cancel();
+      const table = await fetch(`http://127.0.0.1:${ports.table}/api/table`);
+      assert.equal(table.status, 200);
+      await table.body?.cancel();
       const proxied = `http://127.0.0.1:${ports.proxyHttp}`;
       for (const path of ["/up/a", "/up/a", '/"quoted"/x', "/%22q%22/x"]) {
         await (await fetch(`${proxied}${path}`)).body?.cancel();
@@ -329,7 +332,12 @@ Deno.test({
           );
           await queryUntil(
             base,
-            "homewire_table_source_fetches_total",
+            'homewire_table_source_fetches_total{outcome="ok"}',
+            (v) => v.some((s) => s.value >= 1),
+          );
+          await queryUntil(
+            base,
+            'homewire_http_requests_total{role="table",route="/api/table"}',
             (v) => v.some((s) => s.value >= 1),
           );
           const ready = await queryUntil(

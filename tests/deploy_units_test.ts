@@ -137,7 +137,19 @@ Deno.test("the Deno unit runs deno run with the flags of deno task start", async
   const config = JSON.parse(
     await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
   ) as { tasks: Record<string, string> };
-  const [deno, ...flags] = config.tasks.start!.split(/\s+/);
+  // The unit runs from the project's installed node_modules (a Pi may be offline),
+  // not from the global cache the start task fills from deno.start.lock.
+  const fromGlobalCache = [
+    "--node-modules-dir=none",
+    "--frozen",
+    "--lock=deno.start.lock",
+  ];
+  const [deno, ...all] = config.tasks.start!.split(/\s+/);
+  const flags = all.filter((flag) => !fromGlobalCache.includes(flag));
+  assert.deepEqual(
+    all.filter((flag) => fromGlobalCache.includes(flag)),
+    fromGlobalCache,
+  );
   assert.equal(deno, "deno");
   assert.equal(flags.at(-1), "main.ts");
   const text = (await units()).get("homewire-deno@.service")!;

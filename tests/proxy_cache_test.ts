@@ -1,10 +1,13 @@
 /**
  * The answer cache (`PROXY_CACHE_MS`, `PROXY_CACHE_MAX_BYTES`) through `main.ts proxy`
- * against a counting remote: hits and misses, `Age`, expiry, the remote's
- * `Cache-Control`, `Vary`, the byte bound, one remote call for 50 concurrent misses,
- * routes kept apart, and no cache at all when `PROXY_CACHE_MS` is unset.
+ * against a counting remote: hits and misses, the remote's `Cache-Control`, `Vary`, the byte bound, one remote call for 50 concurrent misses,
+ * routes kept apart, and no cache at all when `PROXY_CACHE_MS` is unset; `Age` and
+ * expiry through the same app served in this process, on a clock the test moves.
  */
 import assert from "node:assert/strict";
+import { createMemoryLog } from "../lib/testing.ts";
+import { parseRoutes } from "../services/proxy/routes.ts";
+import { serveTestProxy } from "../services/proxy/_testing.ts";
 import { freePort, type MainProcess, startMain } from "./_helpers.ts";
 
 /** A remote counting calls per path (with query); its answers depend on the path. */
@@ -70,19 +73,30 @@ async function get(url: string, headers: Record<string, string> = {}) {
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-Deno.test("proxy cache: hits, Age, expiry, Cache-Control, Vary, byte bound, single flight, routes apart", async (t) => {
-  const remote = startCountingRemote();
-  const { proxy, base } = await startProxy({
-    PROXY_ROUTES:
-      `api=${remote.url}/v1,twin=${remote.url}/v1,keyed=${remote.url}/k`,
-    PROXY_ROUTE_KEYED_QUERY: "appid=route-key-123456",
-    PROXY_CACHE_MS: "4000",
-    PROXY_CACHE_MAX_BYTES: "16000",
+/**
+ * The same proxy app in this process, served on a free port, with the cache's clock
+ * in the test's hands: expiry is checked without waiting for it.
+ */
+function startProxyWithClock(remoteUrl: string) {
+  let time = 1_000_000;
+  const server = serveTestProxy({
+    routes: parseRoutes(`api=${remoteUrl}/v1`),
+    log: createMemoryLog(),
+    cacheMs: 4000,
+    now: () => time,
   });
+  return {
+    base: server.url,
+    advance: (ms: number) => time += ms,
+    stop: () => server.stop(),
+  };
+}
+
+Deno.test("proxy cache: Age grows and answers expire on the cache's clock", async (t) => {
+  const remote = startCountingRemote();
+  const proxy = startProxyWithClock(remote.url);
+  const base = proxy.base;
   try {
-    await proxy.waitFor(/proxy cache: 4000 ms, at most 16000 bytes/);
     await t.step(
       "a miss, then hits with a growing Age, then a miss after expiry",
       async () => {
@@ -93,13 +107,18 @@ Deno.test("proxy cache: hits, Age, expiry, Cache-Control, Vary, byte bound, sing
           age: "0",
         });
         const hit = await get(`${base}/api/plain`);
-        assert.deepEqual([hit.body, hit.cache], ["plain 1", "HIT"]);
-        await sleep(1_100);
+        assert.deepEqual([hit.body, hit.cache, hit.age], [
+          "plain 1",
+          "HIT",
+          "0",
+        ]);
+        proxy.advance(1_100);
         const older = await get(`${base}/api/plain`);
-        assert.equal(older.cache, "HIT");
-        assert.ok(Number(older.age) >= 1, `Age ${older.age}`);
+        assert.deepEqual([older.cache, older.age], ["HIT", "1"]);
         assert.equal(remote.count("/v1/plain"), 1);
-        await sleep(3_100); // past 4000 ms since the miss
+        proxy.advance(2_899); // 3999 ms since the miss: still fresh
+        assert.equal((await get(`${base}/api/plain`)).cache, "HIT");
+        proxy.advance(2); // past 4000 ms since the miss
         const expired = await get(`${base}/api/plain`);
         assert.deepEqual([expired.body, expired.cache], ["plain 2", "MISS"]);
         assert.equal(remote.count("/v1/plain"), 2);
@@ -108,10 +127,29 @@ Deno.test("proxy cache: hits, Age, expiry, Cache-Control, Vary, byte bound, sing
     await t.step("max-age shortens the time", async () => {
       await get(`${base}/api/max-age`);
       assert.equal((await get(`${base}/api/max-age`)).cache, "HIT");
-      await sleep(2_300);
+      proxy.advance(1_900);
+      assert.equal((await get(`${base}/api/max-age`)).cache, "HIT");
+      proxy.advance(200); // past max-age=2, well within the 4000 ms
       assert.equal((await get(`${base}/api/max-age`)).cache, "MISS");
       assert.equal(remote.count("/v1/max-age"), 2);
     });
+  } finally {
+    await proxy.stop();
+    await remote.stop();
+  }
+});
+
+Deno.test("proxy cache: hits, Cache-Control, Vary, byte bound, single flight, routes apart", async (t) => {
+  const remote = startCountingRemote();
+  const { proxy, base } = await startProxy({
+    PROXY_ROUTES:
+      `api=${remote.url}/v1,twin=${remote.url}/v1,keyed=${remote.url}/k`,
+    PROXY_ROUTE_KEYED_QUERY: "appid=route-key-123456",
+    PROXY_CACHE_MS: "4000",
+    PROXY_CACHE_MAX_BYTES: "16000",
+  });
+  try {
+    await proxy.waitFor(/proxy cache: 4000 ms, at most 16000 bytes/);
     await t.step(
       "no-store, private, no-cache and errors are not stored",
       async () => {

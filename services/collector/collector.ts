@@ -42,7 +42,15 @@ export interface Collector {
  *
  * @example
  * ```ts
- * const collector = createCollector({ indoor, outdoor, write: writer.write, log });
+ * import { createLog } from "../../lib/log.ts";
+ *
+ * declare const indoor: Step, outdoor: Step;
+ * const collector = createCollector({
+ *   indoor,
+ *   outdoor,
+ *   write: (lines) => console.log(lines.join("\n")),
+ *   log: createLog("collector"),
+ * });
  * await collector.runPass();
  * ```
  */

@@ -27,8 +27,14 @@ export interface CollectorMetrics {
  * each scrape.
  *
  * @example
- * ```ts
- * const metrics = collectorMetrics(registry.with({ role: "collector" }), writer);
+  * ```ts
+ * import { createRegistry } from "../../lib/metrics/registry.ts";
+ *
+ * const writer = { pending: 0, dropped: 0, written: 4, lastWriteAt: Date.now() };
+ * const metrics = collectorMetrics(
+ *   createRegistry().with({ role: "collector" }),
+ *   writer,
+ * );
  * metrics.pass(4);
  * ```
  */

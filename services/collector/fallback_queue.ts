@@ -19,9 +19,13 @@ import {
  *
  * @example
  * ```ts
- * const queue = withMemoryFallback(openPointQueue(path), (error) =>
- *   log.error(`The buffer file failed: ${error}`));
- * queue.add(lines); // in the file, or in memory once it failed
+ * import { openPointQueue } from "./point_queue.ts";
+ *
+ * const queue = withMemoryFallback(
+ *   openPointQueue("./data/collector-buffer.sqlite3"),
+ *   (error) => console.error(`The buffer file failed: ${error}`),
+ * );
+ * queue.add(["home_uvi,location=out value=3.4 0"]); // in the file, or in memory once it failed
  * ```
  */
 export function withMemoryFallback(

@@ -81,8 +81,15 @@ const ENTITIES: Readonly<Record<string, Readonly<Record<string, EntityKind>>>> =
  *
  * @example
  * ```ts
- * readingTopic({ measurement: "home_humidity", location: "in", sensor: "kitchen", ... });
- * // "homewire/home_humidity/in/kitchen"
+ * import { float } from "./sample.ts";
+ *
+ * readingTopic({
+ *   measurement: "home_humidity",
+ *   location: "in",
+ *   sensor: "kitchen",
+ *   time: new Date(),
+ *   fields: { value: float(41) },
+ * }); // "homewire/home_humidity/in/kitchen"
  * ```
  */
 export function readingTopic(sample: Sample): string {
@@ -95,7 +102,14 @@ export function readingTopic(sample: Sample): string {
  *
  * @example
  * ```ts
- * readingPayload(sample); // '{"time":"2026-11-21T20:15:00.000Z","value":1013.2}'
+ * import { float } from "./sample.ts";
+ *
+ * readingPayload({
+ *   measurement: "home_pressure",
+ *   location: "in",
+ *   time: new Date("2026-11-21T20:15:00Z"),
+ *   fields: { value: float(1013.2) },
+ * }); // '{"time":"2026-11-21T20:15:00.000Z","value":1013.2}'
  * ```
  */
 export function readingPayload(sample: Sample): string {
@@ -119,6 +133,15 @@ export interface DiscoveryConfig {
  *
  * @example
  * ```ts
+ * import { float } from "./sample.ts";
+ *
+ * const sample = {
+ *   measurement: "home_temperature",
+ *   location: "in" as const,
+ *   sensor: "kitchen",
+ *   time: new Date(),
+ *   fields: { value: float(21.5) },
+ * };
  * discoveryConfigs(sample, "homeassistant")[0]?.topic;
  * // "homeassistant/sensor/homewire_in_kitchen/home_temperature_value/config"
  * ```

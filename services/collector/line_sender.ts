@@ -29,8 +29,15 @@ export type SendLines = (
  *
  * @example
  * ```ts
+ * import { tsdbTarget } from "./tsdb_target.ts";
+ * import type { TsdbTargetOptions } from "./tsdb_target.ts";
+ *
+ * declare const options: TsdbTargetOptions;
  * const send = createLineSender(tsdbTarget(options));
- * const reply = await send(["home_uvi,location=out value=3.4 0"], signal);
+ * const reply = await send(
+ *   ["home_uvi,location=out value=3.4 0"],
+ *   AbortSignal.timeout(10_000),
+ * );
  * ```
  */
 export function createLineSender(target: TsdbTarget): SendLines {

@@ -50,7 +50,14 @@ export interface MqttPublisher {
  *
  * @example
  * ```ts
- * const mqtt = createMqttPublisher({ url: "mqtt://127.0.0.1:1883", log });
+ * import { createLog } from "../../lib/log.ts";
+ * import type { Sample } from "./sample.ts";
+ *
+ * declare const samples: Sample[];
+ * const mqtt = createMqttPublisher({
+ *   url: "mqtt://127.0.0.1:1883",
+ *   log: createLog("collector"),
+ * });
  * mqtt.publish(samples);
  * await mqtt.close(2000);
  * ```

@@ -34,7 +34,15 @@ export interface OutdoorStepOptions {
  *
  * @example
  * ```ts
- * const outdoor = createOutdoorStep({ weather, uviSource: "uvi", log });
+ * import { createLog } from "../../lib/log.ts";
+ * import type { WeatherClient } from "./weather_client.ts";
+ *
+ * declare const weather: WeatherClient;
+ * const outdoor = createOutdoorStep({
+ *   weather,
+ *   uviSource: "uvi",
+ *   log: createLog("collector"),
+ * });
  * const points = await outdoor(new Date());
  * ```
  */

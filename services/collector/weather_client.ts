@@ -49,9 +49,18 @@ export interface WeatherClient {
  *
  * @example
  * ```ts
- * const weather = createWeatherClient({ baseUrl: "https://api.openweathermap.org",
- *   apiKey, cityId: "3117735", lat: 40.4165, lon: -3.7026, uviSource: "uvi",
- *   timeoutMs: 10_000, log });
+ * import { createLog } from "../../lib/log.ts";
+ *
+ * const weather = createWeatherClient({
+ *   baseUrl: "https://api.openweathermap.org",
+ *   apiKey: Deno.env.get("WEATHER_API_KEY") ?? "",
+ *   cityId: "3117735",
+ *   lat: 40.4165,
+ *   lon: -3.7026,
+ *   uviSource: "uvi",
+ *   timeoutMs: 10_000,
+ *   log: createLog("collector"),
+ * });
  * const reply = await weather.current();
  * ```
  */

@@ -14,7 +14,7 @@ import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
 import { readyzHandler } from "../../lib/readyz.ts";
 import { createContactsJson, type Random } from "./contacts.ts";
 
-/** The 401 body, byte for byte as earlier clients match on it. */
+/** The 401 body, byte for byte as the contract states (`docs/data-api.md#contract`). */
 export const NOT_VALID_TOKEN_BODY = '{"message": "Not valid token"}';
 
 /** Dependencies of {@linkcode createDataApiApp}. */
@@ -36,7 +36,9 @@ const JSON_TYPE = { "content-type": "application/json; charset=UTF-8" };
  *
  * @example
  * ```ts
- * const app = createDataApiApp({ token: "s3cret", log });
+ * import { createLog } from "../../lib/log.ts";
+ *
+ * const app = createDataApiApp({ token: "s3cret", log: createLog("data-api") });
  * await app.request("/data", { headers: { Authorization: "Bearer s3cret" } });
  * ```
  */

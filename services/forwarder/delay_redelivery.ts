@@ -46,8 +46,27 @@ export type DelayRedelivery = (
  *
  * @example
  * ```ts
- * const delayRedelivery = createDelayRedelivery({ queue, log, metrics, retryDelay, now: () => performance.now() });
- * await delayRedelivery(message, { receiveCount: 3 }, heartbeat.release([message]), receivedAt);
+ * import { createLog } from "../../lib/log.ts";
+ * import type { Heartbeat } from "./heartbeat.ts";
+ * import { createMetrics } from "./metrics.ts";
+ * import type { QueueMessage } from "./sqs_queue.ts";
+ *
+ * declare const queue: DelayRedeliveryOptions["queue"];
+ * declare const retryDelay: DelayRedeliveryOptions["retryDelay"];
+ * declare const message: QueueMessage, heartbeat: Heartbeat, receivedAt: number;
+ * const delayRedelivery = createDelayRedelivery({
+ *   queue,
+ *   log: createLog("forwarder"),
+ *   metrics: createMetrics(),
+ *   retryDelay,
+ *   now: () => performance.now(),
+ * });
+ * await delayRedelivery(
+ *   message,
+ *   { receiveCount: 3 },
+ *   heartbeat.release([message]),
+ *   receivedAt,
+ * );
  * ```
  */
 export function createDelayRedelivery(

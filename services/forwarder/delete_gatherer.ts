@@ -22,6 +22,10 @@ export interface DeleteGatherer {
  *
  * @example
  * ```ts
+ * import type { QueueMessage } from "./sqs_queue.ts";
+ *
+ * declare const groupA: QueueMessage[], groupB: QueueMessage[];
+ * declare function remove(messages: QueueMessage[]): void;
  * const gatherer = createDeleteGatherer({ windowMs: 50, maxBatch: 10, send: remove });
  * gatherer.add(groupA); // sent with groupB in one call
  * gatherer.add(groupB);

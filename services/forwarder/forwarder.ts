@@ -114,7 +114,15 @@ const SQS_BATCH_MAX = 10;
  *
  * @example
  * ```ts
- * const forwarder = createForwarder({ queue, post, log, settings: { concurrency: 10 } });
+ * import { createLog } from "../../lib/log.ts";
+ *
+ * declare const queue: ForwarderOptions["queue"], post: ForwarderOptions["post"];
+ * const forwarder = createForwarder({
+ *   queue,
+ *   post,
+ *   log: createLog("forwarder"),
+ *   settings: { concurrency: 10 },
+ * });
  * const running = forwarder.run();
  * // on SIGTERM:
  * await forwarder.stop();

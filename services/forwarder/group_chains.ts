@@ -13,6 +13,9 @@ import type { QueueMessage } from "./sqs_queue.ts";
  *
  * @example
  * ```ts
+ * import type { QueueMessage } from "./sqs_queue.ts";
+ *
+ * declare const received: QueueMessage[];
  * const [a1, b1, a2, loose] = received; // groups "a", "b", "a", none
  * groupChains(received); // [[a1, a2], [b1], [loose]]
  * ```

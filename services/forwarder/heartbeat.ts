@@ -31,7 +31,16 @@ export interface Heartbeat {
  *
  * @example
  * ```ts
- * const heartbeat = startHeartbeat({ queue, log, messages, visibilitySeconds: 30 });
+ * import { createLog } from "../../lib/log.ts";
+ * import type { Queue, QueueMessage } from "./sqs_queue.ts";
+ *
+ * declare const queue: Queue, messages: QueueMessage[];
+ * const heartbeat = startHeartbeat({
+ *   queue,
+ *   log: createLog("forwarder"),
+ *   messages,
+ *   visibilitySeconds: 30,
+ * });
  * // ... post, then heartbeat.done(message) for each left in the queue, and
  * // await heartbeat.release(posted) before deleting posted ones early; finally:
  * await heartbeat.stop();

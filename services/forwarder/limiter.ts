@@ -17,6 +17,7 @@ export interface Limiter {
  *
  * @example
  * ```ts
+ * const urls = ["http://127.0.0.1:8001/healthz", "http://127.0.0.1:8003/healthz"];
  * const limiter = createLimiter(10);
  * await Promise.all(urls.map((url) => limiter.run(() => fetch(url))));
  * ```

@@ -14,8 +14,13 @@ import type { QueueMessage } from "./sqs_queue.ts";
  *
  * @example
  * ```ts
+ * import type { Post } from "./poster.ts";
+ * import { createSigner } from "./signing.ts";
+ * import type { QueueMessage } from "./sqs_queue.ts";
+ *
+ * declare const post: Post, message: QueueMessage, key: Uint8Array;
  * const headersOf = createMessageHeaders({ sign: createSigner(key) });
- * await post(message.body, signal, headersOf?.(message));
+ * await post(message.body, AbortSignal.timeout(30_000), headersOf?.(message));
  * ```
  */
 export function createMessageHeaders(options: {

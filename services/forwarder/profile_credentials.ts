@@ -31,7 +31,14 @@ export interface ProfileCredentialsOptions {
  *
  * @example
  * ```ts
- * await checkProfileCredentials({ profile: "prod", credentials: client.config.credentials });
+ * import { SQSClient } from "@aws-sdk/client-sqs";
+ * import { fromIni } from "@aws-sdk/credential-providers";
+ *
+ * const client = new SQSClient({ credentials: fromIni({ profile: "prod" }) });
+ * await checkProfileCredentials({
+ *   profile: "prod",
+ *   credentials: client.config.credentials,
+ * });
  * ```
  */
 export async function checkProfileCredentials(

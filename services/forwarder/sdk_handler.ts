@@ -107,6 +107,8 @@ function requestBody(
  *
  * @example
  * ```ts
+ * import { SQSClient } from "@aws-sdk/client-sqs";
+ *
  * const client = new SQSClient({ region: "us-east-1", requestHandler: createSdkHandler() });
  * ```
  */

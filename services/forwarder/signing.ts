@@ -21,6 +21,8 @@ export type Signer = (id: string, sentBody: string) => HeaderPairs;
  *
  * @example
  * ```ts
+ * import { parseSigningSecret } from "./signing_secret.ts";
+ *
  * const sign = createSigner(parseSigningSecret("whsec_c2VjcmV0"));
  * sign("msg-1", '"hello"'); // [["webhook-id", "msg-1"], ["webhook-timestamp", "1764086400"], ...]
  * ```

@@ -24,6 +24,7 @@ export interface Slots {
  * @example
  * ```ts
  * const slots = createSlots(20);
+ * const signal = new AbortController().signal;
  * if (await slots.take(10, signal)) {
  *   // receive up to 10 messages, give back what did not come, and the rest once handled
  * }

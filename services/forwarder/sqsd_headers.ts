@@ -41,7 +41,11 @@ function isoSeconds(milliseconds: string | undefined): string | undefined {
  *
  * @example
  * ```ts
- * const sqsdHeaders = createSqsdHeaders({ queueName: "jobs", log });
+ * import { createLog } from "../../lib/log.ts";
+ * import type { QueueMessage } from "./sqs_queue.ts";
+ *
+ * declare const message: QueueMessage;
+ * const sqsdHeaders = createSqsdHeaders({ queueName: "jobs", log: createLog("forwarder") });
  * sqsdHeaders(message); // [["X-Aws-Sqsd-Msgid", "5fea7756-..."], ["X-Aws-Sqsd-Queue", "jobs"], ...]
  * ```
  */

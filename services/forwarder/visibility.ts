@@ -53,7 +53,11 @@ function visibility(seconds: number, receive?: number): Visibility {
  *
  * @example
  * ```ts
- * const visibilityOf = createVisibilityLookup({ queue, log });
+ * import { createLog } from "../../lib/log.ts";
+ * import type { Queue } from "./sqs_queue.ts";
+ *
+ * declare const queue: Queue;
+ * const visibilityOf = createVisibilityLookup({ queue, log: createLog("forwarder") });
  * const { receive } = await visibilityOf(); // the queue's own, asked once for all
  * ```
  */

@@ -116,8 +116,14 @@ export class MessageStoreUnavailableError extends Error {
  *
  * @example
  * ```ts
- * const error = new MessageStoreBusyError({ cause: new Error("database is locked") });
- * error.code; // "MESSAGE_STORE_BUSY"
+ * declare const store: MessageStore;
+ * declare function retryLater(): void;
+ * try {
+ *   await store.create({ author: "Ada", message: "Hello" });
+ * } catch (error) {
+ *   if (error instanceof MessageStoreBusyError) retryLater();
+ *   else throw error;
+ * }
  * ```
  */
 export class MessageStoreBusyError extends Error {

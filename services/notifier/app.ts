@@ -63,7 +63,16 @@ export interface NotifierAppOptions {
  *
  * @example
  * ```ts
- * const app = createNotifierApp({ notify, pushbulletReply: false, log });
+ * import { createLog } from "../../lib/log.ts";
+ *
+ * import type { Notify } from "./notify.ts";
+ *
+ * declare const notify: Notify;
+ * const app = createNotifierApp({
+ *   notify,
+ *   pushbulletReply: false,
+ *   log: createLog("notifier"),
+ * });
  * const response = await app.request("/note/Door/Opened");
  * ```
  */

@@ -66,6 +66,9 @@ interface Answer {
  *
  * @example
  * ```ts
+ * import type { ServiceBases, Target } from "./targets/mod.ts";
+ *
+ * declare const bases: ServiceBases, target: Target;
  * const deliver = createDeliver({ bases, timeoutMs: 10_000 });
  * const delivery = await deliver(target, { title: "Door", body: "Opened", type: "info" });
  * ```

@@ -44,7 +44,14 @@ export interface NotifyOptions {
  *
  * @example
  * ```ts
- * const notify = createNotify({ targets, deliver, dedupe, log });
+ * import { createLog } from "../../lib/log.ts";
+ *
+ * import type { Dedupe } from "./dedupe.ts";
+ * import type { Deliver } from "./deliver.ts";
+ * import type { TaggedTarget } from "./target_settings.ts";
+ *
+ * declare const targets: TaggedTarget[], deliver: Deliver, dedupe: Dedupe;
+ * const notify = createNotify({ targets, deliver, dedupe, log: createLog("notifier") });
  * const outcome = await notify({ title: "Door", body: "Opened", type: "info" }, "home");
  * ```
  */

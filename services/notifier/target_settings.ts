@@ -45,7 +45,11 @@ function readTargets(
  *
  * @example
  * ```ts
- * const schema = { NOTIFIER_URLS: optional(targetUrlsSetting({ description: "URLs" })) };
+ * import { optional } from "../../lib/settings.ts";
+ *
+ * const schema = {
+ *   NOTIFIER_URLS: optional(targetUrlsSetting({ description: "URLs" })),
+ * };
  * ```
  */
 export function targetUrlsSetting(

@@ -39,6 +39,8 @@ export interface TokenFileSettingOptions {
  *
  * @example
  * ```ts
+ * import { optional } from "../../lib/settings.ts";
+ *
  * const schema = {
  *   PUSHBULLET_CONFIG: optional(tokenFileSetting({ description: "Token file" })),
  * };

@@ -41,6 +41,7 @@ interface Entry {
  *
  * @example
  * ```ts
+ * const controller = new AbortController();
  * const deadlines = createDeadlines(30_000);
  * const deadline = deadlines.start(() => controller.abort());
  * deadline.done();

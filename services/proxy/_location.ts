@@ -20,6 +20,8 @@ import type { ProxyRoute } from "./routes.ts";
  *
  * @example
  * ```ts
+ * import { parseRoutes } from "./routes.ts";
+ *
  * const [route] = parseRoutes("api=https://remote.example/base");
  * const target = "https://remote.example/base/old";
  * proxiedLocation("/base/new?page=2", route!, target); // "/api/new?page=2"

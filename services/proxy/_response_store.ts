@@ -58,6 +58,7 @@ const MIN_OVERHEAD_BYTES = 1024 * 1024;
  *
  * @example
  * ```ts
+ * declare const entry: StoredResponse;
  * entryOverhead(entry); // its key's and headers' lengths + 256
  * ```
  */
@@ -68,9 +69,8 @@ export function entryOverhead(entry: StoredResponse): number {
 }
 
 /**
- * Returns an empty store holding at most `maxBytes` of bodies, and at most as many
- * bytes again (1 MiB at least) of the rest of its entries (see
- * {@linkcode entryOverhead}).
+ * Returns an empty store bounded by `maxBytes` as `docs/proxy.md#response-cache`
+ * states (the rest of an entry is counted by {@linkcode entryOverhead}).
  *
  * @example
  * ```ts

@@ -59,7 +59,7 @@ export interface ProxyAppOptions {
   additions?: AdditionsByRoute;
   /** How long 200 responses to GET are kept, in ms; 0: no cache. @default 0 */
   cacheMs?: number;
-  /** Bound on the cached bodies' bytes (their keys and headers get as many again). @default 16 MiB */
+  /** `PROXY_CACHE_MAX_BYTES` (`docs/proxy.md#response-cache`). @default 16 MiB */
   cacheMaxBytes?: number;
   /** The cache's clock. @default Date.now */
   now?: () => number;
@@ -91,7 +91,13 @@ export interface ProxyAppOptions {
  *
  * @example
  * ```ts
- * const app = createProxyApp({ routes: parseRoutes("api=https://example.com"), log });
+ * import { createLog } from "../../lib/log.ts";
+ * import { parseRoutes } from "./routes.ts";
+ *
+ * const app = createProxyApp({
+ *   routes: parseRoutes("api=https://example.com"),
+ *   log: createLog("proxy"),
+ * });
  * const response = await app.request("/api/users");
  * ```
  */

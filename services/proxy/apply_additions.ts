@@ -65,6 +65,12 @@ export interface AdditionsApplier {
  *
  * @example
  * ```ts
+ * import { readRouteAdditions } from "./route_additions.ts";
+ * import { parseRoutes } from "./routes.ts";
+ *
+ * const routes = parseRoutes("weather=https://api.openweathermap.org/data/2.5");
+ * const env = { PROXY_ROUTE_WEATHER_QUERY: "appid=KEY" };
+ * let target = new URL("https://api.openweathermap.org/data/2.5/weather?q=Madrid");
  * const applier = createAdditionsApplier(readRouteAdditions(env, routes).additions);
  * const added = applier.of("weather");
  * if (added) target = applier.target(added, target);

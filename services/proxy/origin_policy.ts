@@ -34,11 +34,11 @@ export interface OriginPolicy {
  * @example
  * ```ts
  * const policy = createOriginPolicy(["https://app.example.com"]);
- * const from = (origin: string) =>
- *   new Request("http://127.0.0.1:8003/api/x", { headers: { origin } });
- * policy.refuse(from("https://other.example"))?.status; // 403
- * const response = policy.apply(from("https://app.example.com"), new Response("ok"));
- * response.headers.get("access-control-allow-origin"); // "https://app.example.com"
+ * async function handle(request: Request, relay: (r: Request) => Promise<Response>) {
+ *   const refused = policy.refuse(request);
+ *   if (refused) return refused;
+ *   return policy.apply(request, await relay(request));
+ * }
  * ```
  */
 export function createOriginPolicy(allowed: AllowedOrigins): OriginPolicy {

@@ -90,14 +90,20 @@ export type Relay = (
  *
  * @example
  * ```ts
+ * import { createUpstream } from "../../lib/http1/upstream.ts";
+ * import { createLog } from "../../lib/log.ts";
+ * import { parseRoutes } from "./routes.ts";
+ *
+ * const [route] = parseRoutes("api=https://example.com/v1");
+ * const request = new Request("http://localhost:8002/api/users");
  * const relay = createRelay({
  *   call: createUpstream(),
- *   log,
+ *   log: createLog("proxy"),
  *   allowOrigin: "*",
  *   timeoutMs: 30_000,
  *   via: "1.1 homewire-proxy-1",
  * });
- * const response = await relay(request, route, "https://example.com/v1/users");
+ * const response = await relay(request, route!, "https://example.com/v1/users");
  * ```
  */
 export function createRelay(options: RelayOptions): Relay {

@@ -49,6 +49,8 @@ const OVERLONG_UTF8 = /%c[01]%|%e0%[89]|%f0%8|%f[5-9a-f]/i;
  *
  * @example
  * ```ts
+ * import { parseRoutes } from "./routes.ts";
+ *
  * const routes = parseRoutes("api=https://example.com/v1");
  * resolveTarget(routes, "http://localhost:8002/api/users?page=2");
  * // { kind: "target", route, url: "https://example.com/v1/users?page=2" }

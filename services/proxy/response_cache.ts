@@ -49,17 +49,17 @@ export interface ResponseCacheOptions {
 const X_CACHE = "x-cache";
 
 /**
- * Returns `call` behind the cache. GET responses carry `X-Cache: HIT` or `MISS` and
- * `Age` (seconds since the upstream answered, its own `Age` included). A 200 response to
- * a GET is stored unless its `Cache-Control` says `no-store`, `private` or
- * `no-cache`, it varies on `*`, its body is over a sixteenth of `maxBytes`, or the
- * client sent its own `Authorization` and the response is not `public`. A POST, PUT or
- * DELETE drops the stored responses of its target URL.
+ * Returns `call` behind the cache, which keeps and serves GET responses as the
+ * proxy's page states (`docs/proxy.md#response-cache`: what is kept, for how long,
+ * within which bound of bytes, `X-Cache` and `Age`).
  *
  * @example
  * ```ts
+ * import type { ProxyRoute } from "./routes.ts";
+ *
+ * declare const relay: RouteUpstream, request: Request, route: ProxyRoute;
  * const cached = createResponseCache(relay, { ttlMs: 60_000, maxBytes: 16 << 20 });
- * const response = await cached(request, route, target);
+ * const response = await cached(request, route, "https://example.com/v1/users");
  * ```
  */
 export function createResponseCache(

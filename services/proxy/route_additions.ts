@@ -82,6 +82,8 @@ export interface AdditionsReading {
  *
  * @example
  * ```ts
+ * import { parseRoutes } from "./routes.ts";
+ *
  * const { additions, problems } = readRouteAdditions(
  *   { PROXY_ROUTE_WEATHER_QUERY: "appid=KEY" },
  *   parseRoutes("weather=https://api.openweathermap.org/data/2.5"),

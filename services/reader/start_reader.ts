@@ -34,7 +34,17 @@ export interface ReaderOptions {
  *
  * @example
  * ```ts
- * const running = startReader({ address, timeoutMs: 20000, read: readTemperature, write, writeError, log });
+ * import { readTemperature } from "../../drivers/ble/read_temperature.ts";
+ * import { createLog } from "../../lib/log.ts";
+ *
+ * const running = startReader({
+ *   address: Deno.args[0],
+ *   timeoutMs: 20000,
+ *   read: readTemperature,
+ *   write: (line) => console.log(line),
+ *   writeError: (line) => console.error(line),
+ *   log: createLog("reader"),
+ * });
  * Deno.exit(await running.done);
  * ```
  */

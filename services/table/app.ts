@@ -52,7 +52,13 @@ function asset(body: string, type: string): () => Response {
  *
  * @example
  * ```ts
- * const app = createTableApp({ loadTable: createTableSource({ apiUrl }), log });
+ * import { createLog } from "../../lib/log.ts";
+ * import { createTableSource } from "./table_source.ts";
+ *
+ * const app = createTableApp({
+ *   loadTable: createTableSource({ apiUrl: "http://127.0.0.1:8003/data" }),
+ *   log: createLog("table"),
+ * });
  * ```
  */
 export function createTableApp(options: TableAppOptions): Hono {

@@ -45,7 +45,9 @@ export interface BrowserOpenerOptions {
  *
  * @example
  * ```ts
- * const openBrowser = createBrowserOpener({ log });
+ * import { createLog } from "../../lib/log.ts";
+ *
+ * const openBrowser = createBrowserOpener({ log: createLog("table") });
  * await openBrowser("http://127.0.0.1:3838/");
  * ```
  */

@@ -49,7 +49,10 @@ async function serverMessage(response: Response): Promise<string> {
  * error status (the message contains the numeric code) or a body that is not JSON.
  * @example
  * ```ts
- * const loadTable = createTableSource({ apiUrl: "http://127.0.0.1:8003/data", apiKey });
+ * const loadTable = createTableSource({
+ *   apiUrl: "http://127.0.0.1:8003/data",
+ *   apiKey: Deno.env.get("API_KEY"),
+ * });
  * const { columns, rows } = await loadTable();
  * ```
  */

@@ -27,7 +27,7 @@ export interface CollectorMetrics {
  * each scrape.
  *
  * @example
-  * ```ts
+ * ```ts
  * import { createRegistry } from "../../lib/metrics/registry.ts";
  *
  * const writer = { pending: 0, dropped: 0, written: 4, lastWriteAt: Date.now() };

@@ -20,6 +20,7 @@ import {
   spawnDeno,
   waitForHttp,
 } from "./_runner.ts";
+import { metricsOnOff } from "./_metrics_on_off.ts";
 import { compareClients } from "./_client_compare.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -94,6 +95,21 @@ export async function run(): Promise<void> {
     await cors.stop();
     await cached.stop();
     await ours.stop();
+  }
+  try {
+    await metricsOnOff({
+      name: "proxy GET rps, metrics on vs off",
+      args: ["proxy"],
+      portSetting: "PROXY_PORT",
+      env: () => routeEnv,
+      request: (base) => ({
+        url: `${base}/up/items`,
+        connections: CONNECTIONS,
+      }),
+      rounds: ROUNDS,
+      seconds: SECONDS,
+    });
+  } finally {
     await upstream.shutdown();
   }
   // Why the proxy's remote calls go through a client of our own.

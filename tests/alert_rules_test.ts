@@ -1,7 +1,9 @@
 /**
  * `deploy/homewire.rules.yml` checked by Debian's `promtool` (`check rules`, then
  * `test rules` on series that fire each alert and series that must not), and loaded
- * by `vmalert -dryRun` when VictoriaMetrics' vmalert is there.
+ * by `vmalert -dryRun` when VictoriaMetrics' vmalert is there. The scrape
+ * configuration and the Alertmanager receiver shown in `docs/running.md` pass
+ * `promtool check config` and `amtool check-config`.
  */
 import assert from "node:assert/strict";
 import { requireBinary } from "./_helpers.ts";
@@ -266,5 +268,70 @@ Deno.test({
     assert.ok(vmalert.path, "vmalert is not installed (CI=true)");
     const checked = await run(vmalert.path, [`-rule=${RULES}`, "-dryRun"]);
     assert.equal(checked.code, 0, checked.text);
+  },
+});
+
+/** The YAML blocks of `docs/running.md`'s "Watching homewire", in order. */
+async function watchingYaml(): Promise<string[]> {
+  const page = await Deno.readTextFile(
+    new URL("../docs/running.md", import.meta.url),
+  );
+  const section = page.slice(page.indexOf("## Watching homewire"));
+  return [...section.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+Deno.test({
+  name:
+    "the scrape configuration of docs/running.md passes promtool check config",
+  ignore: promtool.ignore,
+  async fn() {
+    assert.ok(promtool.path, "promtool is not installed (CI=true)");
+    const [scrape] = await watchingYaml();
+    assert.match(scrape ?? "", /scrape_configs:/);
+    const dir = await Deno.makeTempDir({ prefix: "homewire-scrape-" });
+    try {
+      const config = scrape!.replace(
+        "/etc/prometheus/homewire.rules.yml",
+        RULES,
+      );
+      await Deno.writeTextFile(`${dir}/prometheus.yml`, config);
+      const checked = await run(promtool.path, [
+        "check",
+        "config",
+        `${dir}/prometheus.yml`,
+      ]);
+      assert.equal(checked.code, 0, checked.text);
+      assert.match(checked.text, /SUCCESS: 8 rules found/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+const amtool = requireBinary("amtool");
+
+Deno.test({
+  name:
+    "the Alertmanager receiver of docs/running.md passes amtool check-config",
+  ignore: amtool.ignore,
+  async fn() {
+    assert.ok(amtool.path, "amtool is not installed (CI=true)");
+    const receiver = (await watchingYaml())[1];
+    assert.match(receiver ?? "", /\/notify\/alertmanager/);
+    const dir = await Deno.makeTempDir({ prefix: "homewire-am-" });
+    try {
+      await Deno.writeTextFile(
+        `${dir}/alertmanager.yml`,
+        receiver!.replace("<NOTIFIER_TOKEN>", "s3cret"),
+      );
+      const checked = await run(amtool.path, [
+        "check-config",
+        `${dir}/alertmanager.yml`,
+      ]);
+      assert.equal(checked.code, 0, checked.text);
+      assert.match(checked.text, /SUCCESS/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
   },
 });

@@ -38,6 +38,8 @@ import {
   serveMetrics,
 } from "./program/metrics_endpoint.ts";
 import { processSettings } from "./program/process_settings.ts";
+import { secretValues } from "./program/secret_values.ts";
+import { routeConsoleToLog } from "./program/console_to_log.ts";
 
 /** What {@linkcode main} needs from the outside world. */
 export interface MainOptions {
@@ -134,6 +136,13 @@ export async function main(options: MainOptions): Promise<number> {
     level: logging.LOG_LEVEL,
     format: logging.LOG_FORMAT,
     write: options.writeLog,
+    // Whatever logs them (a role, a library, an escaped error): never shown.
+    secrets: secretValues(
+      options.roles.filter((role) => prepared.has(role.name)).map((role) =>
+        role.settings
+      ),
+      env,
+    ),
   });
   const log = createLog("main");
 
@@ -303,9 +312,11 @@ function signalPromise(): Promise<string> {
 /**
  * Ends the process with a log line in the product's format when a failure escapes
  * every handler (for example the HTTP server's accept loop when the process runs
- * out of file descriptors), instead of the runtime's own message.
+ * out of file descriptors), instead of the runtime's own message; what a library
+ * writes with `console` goes through the logger too, masked.
  */
 function exitOnEscapedFailure(): void {
+  routeConsoleToLog(createLog("main"));
   const fail = (what: string, error: unknown) => {
     createLog("main").error(`${what}: ${errorText(error)}; exiting`);
     Deno.exit(1);

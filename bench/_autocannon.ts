@@ -15,6 +15,13 @@ const result = await autocannon({
   method: (options.method ?? "GET") as "GET",
   body: options.body,
   headers: options.headers,
+  ...(options.amount === undefined ? {} : { amount: options.amount }),
+  ...(options.requests === undefined ? {} : {
+    requests: options.requests.map((request) => ({
+      ...request,
+      method: (request.method ?? "GET") as "GET",
+    })),
+  }),
 });
 const bad = result.non2xx + result.errors + result.timeouts;
 console.log(

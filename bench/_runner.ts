@@ -164,6 +164,22 @@ export interface LoadOptions {
   body?: string;
   /** Request headers. */
   headers?: Record<string, string>;
+  /** Requests in all, instead of `seconds` of load. */
+  amount?: number;
+  /** Requests each connection sends in turn (paths relative to `url`). */
+  requests?: LoadRequest[];
+}
+
+/** One request of {@linkcode LoadOptions.requests}. */
+export interface LoadRequest {
+  /** Method. @default "GET" */
+  method?: string;
+  /** Path and query. */
+  path: string;
+  /** Request body. */
+  body?: string;
+  /** Request headers. */
+  headers?: Record<string, string>;
 }
 
 /**

@@ -7,7 +7,14 @@
  *
  * @module
  */
-const BENCHES = ["forwarder", "messages", "proxy", "data-api", "pi-memory"];
+const BENCHES = [
+  "forwarder",
+  "messages",
+  "proxy",
+  "data-api",
+  "pi-memory",
+  "soak",
+];
 
 const names = Deno.args.length > 0 ? Deno.args : BENCHES;
 for (const name of names) {

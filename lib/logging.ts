@@ -25,6 +25,35 @@ export interface LoggingOptions {
   format: "text" | "json";
   /** Where lines go. @default standard error */
   write?: (line: string) => void;
+  /**
+   * Values replaced by `****` in every line, whatever logged them (the values of
+   * the secret settings). Values shorter than 4 characters are left alone.
+   * @default []
+   */
+  secrets?: readonly string[];
+}
+
+/** The mask that replaces a secret in a log line. */
+export const SECRET_MASK = "****";
+
+/**
+ * `text` with every one of `secrets` (4 characters or more) replaced by `****`, as
+ * it is and percent-encoded (a URL in an error message).
+ *
+ * @example
+ * ```ts
+ * maskSecrets("login failed for s3cr3t-pass", ["s3cr3t-pass"]); // "login failed for ****"
+ * ```
+ */
+export function maskSecrets(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) {
+    if (secret.length < 4) continue;
+    for (const form of new Set([secret, encodeURIComponent(secret)])) {
+      result = result.split(form).join(SECRET_MASK);
+    }
+  }
+  return result;
 }
 
 const LEVEL_NAMES: Record<LogLevel, LevelName> = {
@@ -143,7 +172,8 @@ export function jsonLine(record: LogRecord): string {
 }
 
 /**
- * Returns a sink writing each formatted record as one line through `write`.
+ * Returns a sink writing each formatted record as one line through `write`, the
+ * `secrets` masked in its message.
  *
  * @example
  * ```ts
@@ -154,9 +184,16 @@ export function jsonLine(record: LogRecord): string {
 export function createLineSink(
   format: LoggingOptions["format"],
   write: (line: string) => void,
+  secrets: readonly string[] = [],
 ): Sink {
   const toLine = format === "json" ? jsonLine : textLine;
-  return (record) => write(toLine(record));
+  const masked = secrets.filter((secret) => secret.length >= 4);
+  if (masked.length === 0) return (record) => write(toLine(record));
+  return (record) =>
+    write(toLine({
+      ...record,
+      message: [maskSecrets(renderMessage(record), masked)],
+    }));
 }
 
 /**
@@ -173,7 +210,9 @@ export async function configureLogging(options: LoggingOptions): Promise<void> {
     ((line: string) => Deno.stderr.writeSync(encoder.encode(line + "\n")));
   await configure({
     reset: true,
-    sinks: { lines: createLineSink(options.format, write) },
+    sinks: {
+      lines: createLineSink(options.format, write, options.secrets),
+    },
     loggers: [
       {
         category: ["homewire"],

@@ -68,3 +68,27 @@ Deno.test("configureLogging() writes the product's line format", async (t) => {
 
   await reset();
 });
+
+Deno.test("configureLogging() masks the secrets in every line, text and JSON", async () => {
+  const lines: string[] = [];
+  const write = (line: string) => lines.push(line);
+  const secrets = ["s3cr3t pass", "abc"];
+  try {
+    for (const format of ["text", "json"] as const) {
+      await configureLogging({ level: "INFO", format, write, secrets });
+      createLog("test").error(
+        "failed: s3cr3t pass, http://u:s3cr3t%20pass@h/ abc",
+      );
+    }
+    assert.match(
+      lines[0]!,
+      /\[ERROR\] failed: \*\*\*\*, http:\/\/u:\*\*\*\*@h\/ abc$/,
+    );
+    assert.equal(
+      JSON.parse(lines[1]!).message,
+      "failed: ****, http://u:****@h/ abc",
+    );
+  } finally {
+    await reset();
+  }
+});

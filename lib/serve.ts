@@ -161,7 +161,7 @@ export function serveApp(
       result = app.fetch(request, info);
     } catch (error) {
       responded();
-      throw error;
+      return escaped(error);
     }
     if (result instanceof Promise) {
       // One derived promise per request, as `finally` alone would make.
@@ -170,11 +170,20 @@ export function serveApp(
         return closingWhileDraining(response);
       }, (error) => {
         responded();
-        throw error;
+        return escaped(error);
       });
     }
     responded();
     return closingWhileDraining(result);
+  };
+  // A failure the app did not turn into a response: through the logger (its format,
+  // its masking), never Deno's raw trace on standard error.
+  const escaped = (error: unknown) => {
+    options.log.error(`${options.name}: ${errorText(error)}`);
+    return Response.json({ message: "Internal server error" }, {
+      status: 500,
+      headers: options.headers,
+    });
   };
   // A response given once the stop has begun closes its connection: a keep-alive
   // client then sends its next request on a new connection, which is refused

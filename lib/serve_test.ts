@@ -130,3 +130,30 @@ Deno.test("serveApp() refuses a Host header that would move the request to anoth
     await server.stop();
   }
 });
+
+Deno.test("serveApp() logs a failure that escapes the app and answers 500", async () => {
+  const log = createMemoryLog();
+  const server = serveApp({
+    fetch: (request) =>
+      new URL(request.url).pathname === "/sync"
+        ? (() => {
+          throw new Error("thrown at once");
+        })()
+        : Promise.reject(new Error("rejected later")),
+  }, { hostname: "127.0.0.1", port: 0, log, name: "test" });
+  try {
+    for (const path of ["/sync", "/async"]) {
+      const response = await fetch(`${server.url}${path}`);
+      assert.equal(response.status, 500);
+      assert.deepEqual(await response.json(), {
+        message: "Internal server error",
+      });
+    }
+    assert.deepEqual(log.at("ERROR"), [
+      "test: thrown at once",
+      "test: rejected later",
+    ]);
+  } finally {
+    await server.stop();
+  }
+});

@@ -41,6 +41,11 @@ export interface Setting<T> {
    */
   readonly multiline?: boolean;
   /**
+   * What of a secret value the log masks: `credentials` for an address secret only
+   * for the `user:password` its URL form may carry; the whole value when unset.
+   */
+  readonly secretPart?: "credentials";
+  /**
    * Turns the raw value into `T`. `raw` is `undefined` when the variable is unset or
    * empty. Throws an `Error` whose message says what was expected.
    */
@@ -183,6 +188,8 @@ export interface SettingOptions<T> {
   requirement?: string;
   /** See {@linkcode Setting.multiline}. @default false */
   multiline?: boolean;
+  /** See {@linkcode Setting.secretPart}. */
+  secretPart?: "credentials";
 }
 
 /**
@@ -211,6 +218,7 @@ export function custom<T>(
     secret: options.secret ?? false,
     requirement: options.requirement,
     multiline: options.multiline,
+    secretPart: options.secretPart,
     read(raw) {
       if (raw === undefined) {
         if (hasDefault) return options.default as T;

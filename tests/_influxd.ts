@@ -39,8 +39,22 @@ export interface InfluxResult {
   series?: { name: string; columns: string[]; values: unknown[][] }[];
 }
 
+/** How {@linkcode startInfluxd} configures the server. */
+export interface InfluxdOptions {
+  /**
+   * Turns authentication on with this admin user (created at start; `query` runs as
+   * it). Writes without these credentials are refused with 401.
+   */
+  admin?: { username: string; password: string };
+  /** Largest write body in bytes (`max-body-size`; larger ones get 413). */
+  maxBodySize?: number;
+}
+
 /** Starts `influxd` (at `path`) and waits until it answers `/ping`. */
-export async function startInfluxd(path: string): Promise<Influxd> {
+export async function startInfluxd(
+  path: string,
+  options: InfluxdOptions = {},
+): Promise<Influxd> {
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   const server = await startServerProcess({
@@ -48,14 +62,25 @@ export async function startInfluxd(path: string): Promise<Influxd> {
     prefix: "homewire-influxd-",
     readyUrl: `${url}/ping`,
     async args(dir) {
-      await Deno.writeTextFile(`${dir}/influxdb.conf`, config(dir, port));
+      await Deno.writeTextFile(
+        `${dir}/influxdb.conf`,
+        config(dir, port, options),
+      );
       return ["-config", `${dir}/influxdb.conf`];
     },
   });
+  const admin = options.admin;
+  const headers: Record<string, string> = admin === undefined ? {} : {
+    Authorization: `Basic ${btoa(`${admin.username}:${admin.password}`)}`,
+  };
   const query = async (q: string, db?: string) => {
     const body = new URLSearchParams({ q, epoch: "ms" });
     if (db) body.set("db", db);
-    const response = await fetch(`${url}/query`, { method: "POST", body });
+    const response = await fetch(`${url}/query`, {
+      method: "POST",
+      headers,
+      body,
+    });
     const reply = await response.json();
     if (!response.ok) {
       throw new Error(`InfluxQL "${q}" failed: ${JSON.stringify(reply)}`);
@@ -73,6 +98,12 @@ export async function startInfluxd(path: string): Promise<Influxd> {
       )
     );
   };
+  if (admin !== undefined) {
+    // With no user yet, InfluxDB takes this one statement without credentials.
+    await query(
+      `CREATE USER "${admin.username}" WITH PASSWORD '${admin.password}' WITH ALL PRIVILEGES`,
+    );
+  }
   const rows = (measurement: string, db: string) =>
     select(`SELECT * FROM "${measurement}" ORDER BY time`, db);
   return {
@@ -106,7 +137,7 @@ export async function startInfluxd(path: string): Promise<Influxd> {
 }
 
 /** A minimal `influxd` configuration: everything in `dir`, HTTP on `port`. */
-function config(dir: string, port: number): string {
+function config(dir: string, port: number, options: InfluxdOptions): string {
   return `
 reporting-disabled = true
 bind-address = "127.0.0.1:${freePort()}"
@@ -119,6 +150,8 @@ bind-address = "127.0.0.1:${freePort()}"
 [http]
   bind-address = "127.0.0.1:${port}"
   log-enabled = false
+  auth-enabled = ${options.admin !== undefined}
+  max-body-size = ${options.maxBodySize ?? 25_000_000}
 [monitor]
   store-enabled = false
 [continuous_queries]

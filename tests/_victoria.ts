@@ -31,8 +31,23 @@ export interface Victoria {
   stop(): Promise<void>;
 }
 
+/** How {@linkcode startVictoria} configures the server. */
+export interface VictoriaOptions {
+  /** HTTP basic authentication on every path (`-httpAuth.*`): 401 without it. */
+  auth?: { username: string; password: string };
+  /** More flags for its command line. */
+  flags?: readonly string[];
+}
+
 /** Starts `victoria-metrics` (at `path`) and waits until it answers `/health`. */
-export async function startVictoria(path: string): Promise<Victoria> {
+export async function startVictoria(
+  path: string,
+  options: VictoriaOptions = {},
+): Promise<Victoria> {
+  const auth = options.auth;
+  const headers: Record<string, string> = auth === undefined ? {} : {
+    Authorization: `Basic ${btoa(`${auth.username}:${auth.password}`)}`,
+  };
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   const server = await startServerProcess({
@@ -45,6 +60,11 @@ export async function startVictoria(path: string): Promise<Victoria> {
       "-loggerLevel=ERROR",
       "-search.disableCache",
       "-retentionPeriod=100y",
+      ...(auth === undefined ? [] : [
+        `-httpAuth.username=${auth.username}`,
+        `-httpAuth.password=${auth.password}`,
+      ]),
+      ...options.flags ?? [],
     ],
   });
   return {
@@ -52,12 +72,15 @@ export async function startVictoria(path: string): Promise<Victoria> {
     async exportSeries(selector, minSamples = 1) {
       const deadline = Date.now() + 15_000;
       while (true) {
-        const flushed = await fetch(`${url}/internal/force_flush`);
+        const flushed = await fetch(`${url}/internal/force_flush`, {
+          headers,
+        });
         await flushed.body?.cancel();
         const response = await fetch(
           `${url}/api/v1/export?${new URLSearchParams({
             "match[]": selector,
           })}`,
+          { headers },
         );
         const text = await response.text();
         if (!response.ok) throw new Error(`Export failed: ${text}`);

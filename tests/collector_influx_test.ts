@@ -187,7 +187,7 @@ Deno.test({
       }
       assert.match(
         t.log.at("WARNING")[0]!,
-        /^Time-series store http:\/\/127\.0\.0\.1:\d+\/write\?db=home&precision=ms unavailable: no answer within 500 ms; keeping the points for retry$/,
+        /^Time-series store http:\/\/127\.0\.0\.1:\d+\/write\?db=home&precision=ms unavailable: no response within 500 ms; keeping the points for retry$/,
       );
       t.influx.kill("SIGCONT");
       await waitForRows(t.influx, "home_weather_forecast", 3);

@@ -187,13 +187,17 @@ Deno.test("collector --once posts v2 writes with the token, skips a non-200 repl
       weather.targets.join("\n"),
     );
 
-    // Nothing written: --once says so with its exit code.
-    store.statuses.push(400);
+    // Nothing written (the store's verdict on every line): --once says so with its
+    // exit code.
+    store.statuses.push({
+      status: 400,
+      body: { error: "unable to parse 'x': invalid field format" },
+    });
     const refused = startMain(["collector", "--once"], { env });
     assert.equal(await refused.exited(), 1);
     assert.match(
       refused.stderr.join("\n"),
-      /^\d\d\/\d\d\/\d{4} \d\d:\d\d:\d\d \[ERROR\] Time-series store refused 5 points, dropped: 400 failure 400$/m,
+      /^\d\d\/\d\d\/\d{4} \d\d:\d\d:\d\d \[ERROR\] Time-series store refused 5 points, dropped: 400 unable to parse 'x': invalid field format$/m,
     );
   } finally {
     await weather.close();

@@ -143,6 +143,7 @@ export const collectorSettings = {
     {
       description: "Host (or base URL) of the time-series store",
       secret: true,
+      secretPart: "credentials",
     },
     (host) => {
       if (!isStoreHost(host)) {
@@ -195,6 +196,7 @@ export const collectorSettings = {
       description:
         "MQTT broker (mqtt://[user:pass@]host[:port] or mqtts://) receiving each reading and the Home Assistant discovery configurations; unset: no MQTT",
       secret: true,
+      secretPart: "credentials",
     },
     mqttUrl,
   )),

@@ -115,6 +115,13 @@ export function startCollector(
       : `${bufferPath} for the next start`,
     fileLabel: `TSDB_BUFFER_PATH "${bufferPath}"`,
     label: target.label,
+    advice: {
+      api: settings.TSDB_API,
+      database: settings.TSDB_DATABASE,
+      bucket: settings.TSDB_BUCKET ?? settings.TSDB_DATABASE,
+      org: settings.TSDB_ORG ?? "",
+      username: settings.TSDB_USERNAME,
+    },
     bufferLimit: settings.TSDB_BUFFER_LIMIT,
     timeoutMs: settings.TSDB_TIMEOUT_MS,
     backoff: deps.backoff,

@@ -217,7 +217,11 @@ Deno.test("startCollector() stop() during a slow weather call logs no ERROR", as
 
 Deno.test("startCollector() with once ends with 1 when the store refuses the points", async () => {
   const h = harness();
-  h.store.statuses.push(400, 400, 400);
+  const unparsed = {
+    status: 400,
+    body: { error: "unable to parse 'x': invalid field format" },
+  };
+  h.store.statuses.push(unparsed, unparsed, unparsed);
   const role = startCollector(h.settings, { ...h.deps, once: true });
   try {
     assert.equal(await role.done, 1);

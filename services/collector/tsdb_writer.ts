@@ -17,6 +17,11 @@ import {
   type QueuedPoint,
 } from "./point_queue.ts";
 import { withMemoryFallback } from "./fallback_queue.ts";
+import {
+  type StoreAdvice,
+  type StoreVerdict,
+  storeVerdict,
+} from "./store_verdict.ts";
 
 /** What {@linkcode createTsdbWriter} needs. */
 export interface TsdbWriterOptions {
@@ -24,6 +29,11 @@ export interface TsdbWriterOptions {
   send: SendLines;
   /** The store's write URL (without credentials), for logs. */
   label: string;
+  /**
+   * What the writer writes to, for the ERROR that says what to do when the store
+   * refuses the writes (credentials, a missing database). @default a v1 database "home"
+   */
+  advice?: StoreAdvice;
   /** Most points kept after a write failed (the oldest are dropped beyond it). */
   bufferLimit: number;
   /** Logger. */
@@ -67,22 +77,20 @@ export interface TsdbWriter {
   readonly lastWriteAt: number;
 }
 
-type Outcome =
-  | { kind: "written" }
-  | { kind: "retry"; reason: string }
-  /** `refused` of the batch were not stored; the others were (a partial write). */
-  | { kind: "drop"; reason: string; refused: number };
-
 type Entry = QueuedPoint;
 
 /**
- * Builds a {@linkcode TsdbWriter}. Connection errors, time-outs, 429 and 5xx keep the
- * batch for a retry with backoff (WARNING once per outage); any other 4xx drops the
- * batch with an ERROR naming the store's reason, or, for a partial write, only the
- * points the store says it dropped.
+ * Builds a {@linkcode TsdbWriter}. Connection errors, time-outs, 408, 429 and 5xx keep
+ * the batch for a retry with backoff (WARNING once per outage); 401, 403, 404 and any
+ * other refusal of the write keep it too, with one ERROR naming the cause and what to
+ * do (see {@linkcode storeVerdict}); 413 sends it again in halves. Only the store's
+ * verdict on the points (400 or 422 naming lines, a partial write) drops points, and
+ * only those it names.
  */
 export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   const { send, label, log, bufferLimit } = options;
+  const advice = options.advice ??
+    { api: "v1", database: "home", bucket: "home", org: "" };
   const timeoutMs = options.timeoutMs ?? 10_000;
   const batchSize = options.batchSize ?? 5000;
   const backoff = options.backoff ?? { baseMs: 1000, maxMs: 60_000 };
@@ -102,6 +110,8 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   /** Points left when the queue was closed. */
   let closedSize: number | undefined;
   let lastReason = "";
+  /** The cause of the failed writes already logged in this outage. */
+  let reportedCause: string | undefined;
   let dropped = 0;
   let writtenTotal = 0;
   let lastWriteAt = 0;
@@ -119,24 +129,19 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
     );
   }
 
-  async function post(batch: readonly Entry[]): Promise<Outcome> {
+  async function post(batch: readonly Entry[]): Promise<StoreVerdict> {
     const limit = deadline(timeoutMs, stopping.signal);
     try {
-      const reply = await send(batch.map((entry) => entry.line), limit.signal);
-      if (reply.status >= 200 && reply.status < 300) return { kind: "written" };
-      const message = storeMessage(reply.text);
-      const reason = `${reply.status} ${message}`.trim();
-      if (reply.status === 429 || reply.status >= 500) {
-        return { kind: "retry", reason };
-      }
-      const partial = partialWriteDropped(message);
-      const refused = Math.min(batch.length, partial ?? batch.length);
-      return { kind: "drop", reason, refused };
+      const response = await send(
+        batch.map((entry) => entry.line),
+        limit.signal,
+      );
+      return storeVerdict(response, batch.length, advice);
     } catch (error) {
       return {
         kind: "retry",
         reason: limit.expired()
-          ? `no answer within ${timeoutMs} ms`
+          ? `no response within ${timeoutMs} ms`
           : errorText(error),
       };
     } finally {
@@ -144,49 +149,84 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
     }
   }
 
+  /** Logs a failed write that keeps the batch: once per cause and outage. */
+  function reportRetry(
+    verdict: Extract<StoreVerdict, { kind: "retry" }>,
+    attempt: number,
+  ): void {
+    const cause = verdict.advice === undefined ? "passing" : verdict.reason;
+    if (cause === reportedCause) {
+      log.debug(`Write retry ${attempt} failed: ${verdict.reason}`);
+    } else if (verdict.advice === undefined) {
+      // No count here: later passes add to the buffer during the outage.
+      log.warn(
+        `Time-series store ${label} unavailable: ${verdict.reason}; keeping the points for retry`,
+      );
+    } else {
+      log.error(
+        `Time-series store ${label} refused the write: ${verdict.reason}; keeping the points and retrying: ${verdict.advice}`,
+      );
+    }
+    reportedCause = cause;
+  }
+
   async function drain(): Promise<void> {
     let attempt = 0;
+    /** Most points per request the store takes (halved by each 413). */
+    let cap = batchSize;
+    /** Most points in the next request (halved to find the lines refused). */
+    let limit = cap;
     while (queue.size > 0 && !stopping.signal.aborted) {
-      const batch = queue.oldest(batchSize);
+      const batch = queue.oldest(limit);
       // Empty only when the buffer file failed just now (its points wait in it).
       if (batch.length === 0) break;
-      const outcome = await post(batch);
-      if (outcome.kind === "retry") {
-        lastReason = outcome.reason;
-        // No count here: later passes add to the buffer during the outage.
-        if (attempt === 0) {
-          log.warn(
-            `Time-series store ${label} unavailable: ${outcome.reason}; keeping the points for retry`,
-          );
-        } else log.debug(`Write retry ${attempt} failed: ${outcome.reason}`);
+      const verdict = await post(batch);
+      if (verdict.kind === "retry") {
+        lastReason = verdict.advice === undefined
+          ? verdict.reason
+          : `${verdict.reason}: ${verdict.advice}`;
+        reportRetry(verdict, attempt);
         trim();
         await sleep(backoffDelay(attempt++, backoff), stopping.signal);
         continue;
       }
+      if (verdict.kind === "split") {
+        limit = Math.ceil(batch.length / 2);
+        if (verdict.tooLarge) cap = limit;
+        log.debug(
+          `Time-series store refused ${
+            points(batch.length)
+          } at once (${verdict.reason}): sending ${limit} at a time`,
+        );
+        continue;
+      }
       // Only now, acknowledged: a stop or crash before this line sends them again.
       queue.removeThrough(batch.at(-1)!);
-      const refused = outcome.kind === "drop" ? outcome.refused : 0;
+      limit = cap;
+      const refused = verdict.kind === "drop" ? verdict.refused : 0;
       const written = batch.length - refused;
-      if (outcome.kind === "drop" && refused === 0) {
+      if (verdict.kind === "drop" && refused === 0) {
         log.warn(
-          `Time-series store dropped no point but said: ${outcome.reason}`,
+          `Time-series store dropped no point but said: ${verdict.reason}`,
         );
-      } else if (outcome.kind === "drop") {
+      } else if (verdict.kind === "drop") {
         dropped += refused;
         const count = written === 0
           ? points(refused)
           : `${refused} of ${points(batch.length)}`;
         log.error(
-          `Time-series store refused ${count}, dropped: ${outcome.reason}`,
+          `Time-series store refused ${count}, dropped: ${verdict.reason}`,
         );
       }
       if (written > 0) {
         writtenTotal += written;
         lastWriteAt = Date.now();
       }
-      if (written > 0 && attempt > 0) {
+      if (written > 0 && reportedCause !== undefined) {
         log.info(`Time-series store reachable again: wrote ${points(written)}`);
       } else if (written > 0) log.debug(`Wrote ${points(written)}`);
+      // The store judged the points: the outage is over, a new one is reported.
+      reportedCause = undefined;
       attempt = 0;
     }
   }
@@ -251,7 +291,7 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
         const kept = options.keptIn ? `; kept in ${options.keptIn}` : "";
         log.error(
           `${points(closedSize)} not written to the time-series store: ${
-            lastReason || "no answer in time"
+            lastReason || "no response in time"
           }${kept}`,
         );
       }
@@ -262,38 +302,4 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
 /** `1 point`, `2 points`. */
 function points(count: number): string {
   return `${count} ${count === 1 ? "point" : "points"}`;
-}
-
-/**
- * How many points of a batch a partial write dropped, `undefined` when the reply is
- * no partial write (the whole batch was refused). InfluxDB (1.x: 400 `{"error"}`,
- * 2.x: 422 `{"message"}`) stores the other points and ends its message with
- * `dropped=N`. N leaves out the lines it could not parse (1.x says `dropped=0` for
- * them), listed one "unable to parse '...'" each. VictoriaMetrics sends no such
- * reply: it skips what it cannot store and answers 204.
- *
- * @example
- * ```ts
- * partialWriteDropped("partial write: field type conflict: ... dropped=1"); // 1
- * partialWriteDropped("unable to parse 'x': invalid field format"); // undefined
- * ```
- */
-export function partialWriteDropped(message: string): number | undefined {
-  const dropped = /\bpartial write: [^]*\bdropped=(\d+)\s*$/.exec(message);
-  if (!dropped) return undefined;
-  const unparsed =
-    message.match(/(?:^|\n|partial write: )unable to parse '/g)?.length ?? 0;
-  return Number(dropped[1]) + unparsed;
-}
-
-/** The store's error text: `{"error": "..."}` (InfluxDB 1.x), `{"message": ...}` or raw. */
-function storeMessage(text: string): string {
-  try {
-    const body = JSON.parse(text);
-    const message = body?.error ?? body?.message;
-    if (typeof message === "string") return message;
-  } catch {
-    // not JSON: the raw text
-  }
-  return text.trim().slice(0, 300);
 }

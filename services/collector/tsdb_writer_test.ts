@@ -4,7 +4,8 @@ import { startStore } from "./_store_stand_in.ts";
 import { createMemoryLog } from "../../lib/testing.ts";
 import { createLineSender } from "./line_sender.ts";
 import { tsdbTarget } from "./tsdb_target.ts";
-import { createTsdbWriter, partialWriteDropped } from "./tsdb_writer.ts";
+import { createTsdbWriter } from "./tsdb_writer.ts";
+import { partialWriteDropped } from "./store_verdict.ts";
 import { openPointQueue, type PointQueue } from "./point_queue.ts";
 
 function writerFor(
@@ -474,6 +475,113 @@ Deno.test("createTsdbWriter() goes on in memory when reading the buffer file fai
     assert.equal(await writer.flush(2000), true);
     assert.deepEqual(store.lines(), ["b value=2 2"]);
     assert.match(log.at("ERROR")[0]!, /cannot be used: disk I\/O error/);
+  } finally {
+    await writer.close(1000);
+    await store.close();
+  }
+});
+
+Deno.test("createTsdbWriter() keeps the points on 401, 403, 404, 408 and other refusals, one ERROR per cause saying what to do", async () => {
+  const store = startStore();
+  const { writer, log } = writerFor(store.port);
+  try {
+    store.statuses.push(404, 404, 401, 403, 408, 405);
+    writer.write(["a value=1 1", "b value=2 2"]);
+    assert.equal(await writer.flush(5000), true);
+    assert.deepEqual(store.lines(), ["a value=1 1", "b value=2 2"]);
+    assert.equal(writer.dropped, 0);
+    const label = `http://127.0.0.1:${store.port}/write?db=home&precision=ms`;
+    const keeping = "keeping the points and retrying";
+    assert.deepEqual(log.at("ERROR"), [
+      `Time-series store ${label} refused the write: 404 failure 404; ${keeping}: create the database (CREATE DATABASE "home") or set TSDB_DATABASE to an existing one`,
+      `Time-series store ${label} refused the write: 401 failure 401; ${keeping}: set TSDB_USERNAME and TSDB_PASSWORD to a user of the store allowed to write`,
+      `Time-series store ${label} refused the write: 403 failure 403; ${keeping}: give the user write access (GRANT WRITE ON "home" TO "...") or set TSDB_USERNAME and TSDB_PASSWORD to one that has it`,
+      `Time-series store ${label} refused the write: 405 failure 405; ${keeping}: check TSDB_HOST, TSDB_API and the store's own log`,
+    ]);
+    assert.deepEqual(log.at("WARNING"), [
+      `Time-series store ${label} unavailable: 408 failure 408; keeping the points for retry`,
+    ]);
+    assert.deepEqual(log.at("INFO"), [
+      "Time-series store reachable again: wrote 2 points",
+    ]);
+  } finally {
+    await writer.close(1000);
+    await store.close();
+  }
+});
+
+Deno.test("createTsdbWriter() sends a batch refused with 413 in halves, and drops only a point too large alone", async () => {
+  const store = startStore();
+  const { writer, log } = writerFor(store.port);
+  try {
+    const lines = ["a v=1 1", "b v=2 2", "c v=3 3", "d v=4 4", "e v=5 5"];
+    // 5 points: 413; 3: 413; then 2, 2 and 1 are taken (the bound holds).
+    store.statuses.push(413, 413);
+    writer.write(lines);
+    assert.equal(await writer.flush(5000), true);
+    assert.deepEqual(store.lines(), lines);
+    assert.deepEqual(store.bodies.map((body) => body.split("\n").length), [
+      2,
+      2,
+      1,
+    ]);
+    assert.deepEqual(log.at("ERROR"), []);
+    assert.equal(writer.dropped, 0);
+
+    store.statuses.push(413);
+    writer.write(["huge v=1 1"]);
+    assert.equal(await writer.flush(5000), true);
+    assert.deepEqual(log.at("ERROR"), [
+      "Time-series store refused 1 point, dropped: 413 failure 413",
+    ]);
+    assert.equal(writer.dropped, 1);
+  } finally {
+    await writer.close(1000);
+    await store.close();
+  }
+});
+
+Deno.test("createTsdbWriter() finds the point of a 400 that names no line by halving, and drops only it", async () => {
+  const store = startStore();
+  const { writer, log } = writerFor(store.port);
+  try {
+    // [a b c d]: 400; [a b]: 204; [c d]: 400; [c]: 400, dropped; [d]: 204.
+    store.statuses.push(400, 204, 400, 400);
+    writer.write(["a v=1 1", "b v=2 2", "c v=3 3", "d v=4 4"]);
+    assert.equal(await writer.flush(5000), true);
+    assert.deepEqual(store.lines(), ["a v=1 1", "b v=2 2", "d v=4 4"]);
+    assert.deepEqual(log.at("ERROR"), [
+      "Time-series store refused 1 point, dropped: 400 failure 400",
+    ]);
+    assert.equal(writer.dropped, 1);
+  } finally {
+    await writer.close(1000);
+    await store.close();
+  }
+});
+
+Deno.test("createTsdbWriter() reports a refusal again after the store judged the points in between", async () => {
+  const store = startStore();
+  const { writer, log } = writerFor(store.port);
+  try {
+    const unparsed = {
+      status: 400,
+      body: { error: "unable to parse 'bad': missing fields" },
+    };
+    store.statuses.push(401, unparsed, 401);
+    writer.write(["bad"]);
+    assert.equal(await writer.flush(5000), true);
+    writer.write(["good v=1 1"]);
+    assert.equal(await writer.flush(5000), true);
+    assert.deepEqual(store.lines(), ["good v=1 1"]);
+    assert.deepEqual(
+      log.at("ERROR").map((line) => line.replace(/ \(.*|: set .*/, "")),
+      [
+        `Time-series store http://127.0.0.1:${store.port}/write?db=home&precision=ms refused the write: 401 failure 401; keeping the points and retrying`,
+        "Time-series store refused 1 point, dropped: 400 unable to parse 'bad': missing fields",
+        `Time-series store http://127.0.0.1:${store.port}/write?db=home&precision=ms refused the write: 401 failure 401; keeping the points and retrying`,
+      ],
+    );
   } finally {
     await writer.close(1000);
     await store.close();

@@ -26,7 +26,7 @@ export interface Delivery {
   readonly status: number | null;
   /** What went wrong, secrets masked; absent when `ok`. */
   readonly error?: string;
-  /** The body of the last answer, as text (the Pushbullet reply, answered as it is). */
+  /** The body of the last response, as text, secrets masked (the Pushbullet reply). */
   readonly reply?: string;
 }
 
@@ -49,8 +49,8 @@ export interface DeliverOptions {
   onRetry?: (target: Target) => void;
 }
 
-/** The upstream answer of one request. */
-interface Answer {
+/** The upstream response to one request. */
+interface UpstreamResponse {
   status: number;
   text: string;
   retryAfterMs?: number;
@@ -89,26 +89,28 @@ export function createDeliver(options: DeliverOptions): Deliver {
       error: scrub(target, error),
     });
 
-    /** One request, retried; the answer when accepted, else the failure. */
+    /** One request, retried; the response when accepted, else the failure. */
     const deliverOne = async (
       request: TargetRequest,
-    ): Promise<Answer | Delivery> => {
+    ): Promise<UpstreamResponse | Delivery> => {
       for (let attempt = 0;; attempt++) {
         let retryable: boolean;
         let failure: Delivery;
         let hint: number | undefined;
         try {
-          const answer = await send(fetchFn, request, limit.signal);
-          if (answer.status >= 200 && answer.status < 300) return answer;
-          const detail = upstreamMessage(answer.text);
+          const upstream = await send(fetchFn, request, limit.signal);
+          if (upstream.status >= 200 && upstream.status < 300) return upstream;
+          // Masked before it is cut: a secret cut in two would stay readable.
+          const detail = upstreamMessage(upstream.text);
+          const shown = detail && cut(scrub(target, detail), MAX_DETAIL_CHARS);
           failure = failed(
-            answer.status,
-            `${target.service} answered HTTP ${answer.status}${
-              detail ? `: ${detail}` : ""
+            upstream.status,
+            `${target.service} answered HTTP ${upstream.status}${
+              shown ? `: ${shown}` : ""
             }`,
           );
-          retryable = answer.status === 429 || answer.status >= 500;
-          hint = answer.retryAfterMs;
+          retryable = upstream.status === 429 || upstream.status >= 500;
+          hint = upstream.retryAfterMs;
         } catch (error) {
           if (limit.expired()) {
             return failed(
@@ -135,7 +137,7 @@ export function createDeliver(options: DeliverOptions): Deliver {
       }
     };
 
-    let last: Answer | undefined;
+    let last: UpstreamResponse | undefined;
     let firstFailure: Delivery | undefined;
     try {
       // Every request is tried (one chat or topic failing does not keep the
@@ -152,19 +154,29 @@ export function createDeliver(options: DeliverOptions): Deliver {
       target: target.display,
       ok: true,
       status: last?.status ?? null,
-      reply: last?.text,
+      // The client gets this body (Pushbullet alone): a gateway may echo the token.
+      reply: last && scrub(target, last.text),
     };
   };
 }
 
-/** The most of a reply that is read: more than any service's answer needs. */
+/** The most of a service's error text shown, after its secrets are masked. */
+const MAX_DETAIL_CHARS = 200;
+
+/** `text` cut to `max` characters (whole code points). */
+function cut(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : chars.slice(0, max).join("");
+}
+
+/** The most of a response body that is read: more than any service's needs. */
 const MAX_REPLY_BYTES = 256 * 1024;
 
 async function send(
   fetchFn: typeof fetch,
   request: TargetRequest,
   signal: AbortSignal,
-): Promise<Answer> {
+): Promise<UpstreamResponse> {
   const response = await fetchFn(request.url, {
     method: request.method,
     headers: request.headers,
@@ -204,7 +216,7 @@ function upstreamMessage(text: string): string | undefined {
       (Array.isArray(reply?.errors) ? reply.errors.join("; ") : undefined) ??
       (typeof reply?.error === "string" ? reply.error : undefined);
     if (typeof message === "string" && message.trim() !== "") {
-      return message.trim().replace(/\.$/, "").slice(0, 200);
+      return message.trim().replace(/\.$/, "");
     }
   } catch {
     // not JSON: the status alone says enough

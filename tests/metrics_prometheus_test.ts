@@ -73,12 +73,19 @@ async function queryUntil(
   const end = Date.now() + timeoutMs;
   let last: unknown;
   while (true) {
+    // Prometheus answers 503 (text) until its storage is up: asked again then.
     const response = await fetch(
       `${base}/api/v1/query?query=${encodeURIComponent(query)}`,
     );
-    const body = await response.json();
-    last = body;
-    if (body.status === "success") {
+    const text = await response.text();
+    let body: { status?: string; data?: { result: unknown[] } } = {};
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON yet
+    }
+    last = response.ok ? body : `${response.status} ${text}`;
+    if (body.status === "success" && body.data) {
       const values = (body.data.result as {
         metric: Record<string, string>;
         value: [number, string];

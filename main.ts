@@ -16,19 +16,28 @@
 import { combinationProblems, parseCommandLine } from "./program/cli.ts";
 import { EnvFileError, loadEnv } from "./program/env_file.ts";
 import { helpText } from "./program/help.ts";
-import { createLog, errorText, type Log } from "./lib/log.ts";
-import { configureLogging, loggingSettings } from "./lib/logging.ts";
+import { createLog, errorText } from "./lib/log.ts";
+import { configureLogging } from "./lib/logging.ts";
 import {
   EXIT_USAGE,
   type RoleDescriptor,
   type RunningRole,
 } from "./lib/role.ts";
+import type { RunningServer } from "./lib/serve.ts";
 export type { RoleContext, RoleDescriptor, RunningRole } from "./lib/role.ts";
 export type { Log } from "./lib/log.ts";
+export type * from "./lib/metrics/registry.ts";
+export type { ExpositionFormat, MetricType } from "./lib/metrics/exposition.ts";
 export type { Env, Schema, Setting } from "./lib/settings.ts";
 import { parseSettings, SettingsError } from "./lib/settings.ts";
 import { DEMO_ROLES, demoBanner, demoEnv } from "./program/demo.ts";
 import { ROLES } from "./program/roles.ts";
+import {
+  processRegistry,
+  roleStates,
+  serveMetrics,
+} from "./program/metrics_endpoint.ts";
+import { processSettings } from "./program/process_settings.ts";
 import { secretValues } from "./program/secret_values.ts";
 import { routeConsoleToLog } from "./program/console_to_log.ts";
 
@@ -67,7 +76,7 @@ export async function main(options: MainOptions): Promise<number> {
   options.stopRequested.then((signal) => stopSignal = signal);
   const command = parseCommandLine(options.argv, options.roles);
   if (command.help) {
-    options.print(helpText(options.roles, loggingSettings, options.program));
+    options.print(helpText(options.roles, processSettings, options.program));
     return 0;
   }
   const problems = [...command.problems];
@@ -90,7 +99,7 @@ export async function main(options: MainOptions): Promise<number> {
 
   let logging;
   try {
-    logging = parseSettings(loggingSettings, env);
+    logging = parseSettings(processSettings, env);
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error;
     problems.push(...error.problems);
@@ -98,7 +107,7 @@ export async function main(options: MainOptions): Promise<number> {
 
   const starters: {
     name: string;
-    start: (log: Log) => Promise<RunningRole>;
+    start: ReturnType<RoleDescriptor["prepare"]>;
   }[] = [];
   const prepared = new Set<string>();
   for (const request of requests) {
@@ -137,6 +146,28 @@ export async function main(options: MainOptions): Promise<number> {
   });
   const log = createLog("main");
 
+  // One metrics endpoint for every role of the process, up before the roles so
+  // that /readyz says which one is still starting.
+  const states = roleStates(starters.map(({ name }) => name));
+  const registry = logging.METRICS_PORT === undefined
+    ? undefined
+    : processRegistry(states);
+  let metricsServer: RunningServer | undefined;
+  if (registry) {
+    try {
+      metricsServer = serveMetrics({
+        registry,
+        states,
+        hostname: logging.METRICS_HOST,
+        port: logging.METRICS_PORT!,
+        log: createLog("metrics"),
+      });
+    } catch (error) {
+      log.error(`Cannot start the metrics endpoint: ${errorText(error)}`);
+      return 1;
+    }
+  }
+
   const running: { name: string; role: RunningRole }[] = [];
   /** Stops the started roles, last first; false when one could not stop cleanly. */
   const stopAll = async (): Promise<boolean> => {
@@ -144,6 +175,7 @@ export async function main(options: MainOptions): Promise<number> {
     const outcomes = await Promise.allSettled(
       stopping.map(({ role }) => role.stop()),
     );
+    await metricsServer?.stop();
     outcomes.forEach((outcome, i) => {
       if (outcome.status === "rejected") {
         log.error(
@@ -166,7 +198,9 @@ export async function main(options: MainOptions): Promise<number> {
       return await stopEarly();
     }
     // A start may throw at once (a port in use) or later: both are its failure.
-    const starting = Promise.resolve().then(() => start(createLog(name)));
+    const starting = Promise.resolve().then(() =>
+      start(createLog(name), registry?.with({ role: name }))
+    );
     const first = await Promise.race([
       starting.then((role) => ({ role }), (error: unknown) => ({ error })),
       options.stopRequested.then((signal) => ({ signal })),
@@ -185,6 +219,7 @@ export async function main(options: MainOptions): Promise<number> {
       return 1;
     }
     running.push({ name, role: first.role });
+    states.started(name, first.role);
   }
   // Once everything listens: where to look, and the token of this run.
   if (command.roles.length === 0) {

@@ -12,6 +12,7 @@ import {
   spawnDeno,
   waitForHttp,
 } from "./_runner.ts";
+import { metricsOnOff } from "./_metrics_on_off.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const TOKEN = "bench-token-5b1f0c2e";
@@ -29,7 +30,10 @@ Deno.serve({ hostname: "127.0.0.1", port: Number(Deno.env.get("PORT")), onListen
   () => new Response(body, { headers: { "content-type": "application/json" } }));
 `;
 
-/** Runs the comparison and prints `data-api GET /data rps: ours X, peer Y, ratio X/Y`. */
+/**
+ * Runs the comparison and prints `data-api GET /data rps: ours X, peer Y, ratio X/Y`,
+ * then the line of the data API with its metrics on against off.
+ */
 export async function run(): Promise<void> {
   const oursPort = freePort();
   const peerPort = freePort();
@@ -70,4 +74,16 @@ export async function run(): Promise<void> {
   } finally {
     await Promise.all([oursProcess.stop(), peerProcess.stop()]);
   }
+  await metricsOnOff({
+    name: "data-api GET /data rps, metrics on vs off",
+    args: ["data-api"],
+    portSetting: "DATA_API_PORT",
+    env: () => ({ DATA_API_TOKEN: TOKEN, DATA_API_HOST: "127.0.0.1" }),
+    request: (base) => ({
+      url: `${base}/data`,
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    }),
+    rounds: ROUNDS,
+    seconds: SECONDS,
+  });
 }

@@ -23,6 +23,7 @@ import {
   spawnDeno,
   waitForHttp,
 } from "./_runner.ts";
+import { metricsOnOff } from "./_metrics_on_off.ts";
 import { runLarge } from "./_messages_large.ts";
 import { runFeed } from "./_messages_feed.ts";
 
@@ -120,6 +121,24 @@ export async function run(): Promise<void> {
     await Promise.all(started.map((p) => p.stop()));
     await Deno.remove(dir, { recursive: true });
   }
+  await metricsOnOff({
+    name: "messages read-one rps, metrics on vs off",
+    args: ["messages"],
+    portSetting: "MESSAGES_PORT",
+    env: () => ({ MESSAGES_HOST: "127.0.0.1", MESSAGES_DB: ":memory:" }),
+    prepare: async (base) => {
+      const response = await fetch(`${base}${PATH}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: NEW_RECORD,
+      });
+      if (response.status !== 201) throw new Error("Seeding failed");
+      await response.body?.cancel();
+    },
+    request: (base) => ({ url: `${base}${PATH}/1`, connections: 50 }),
+    rounds: ROUNDS,
+    seconds: SECONDS,
+  });
 }
 
 async function startOurs(db: string, started: BenchProcess[]) {

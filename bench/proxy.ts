@@ -24,6 +24,7 @@ import {
   spawnDeno,
   waitForHttp,
 } from "./_runner.ts";
+import { metricsOnOff } from "./_metrics_on_off.ts";
 import { compareClients } from "./_client_compare.ts";
 import { NGINX, startNginx } from "./_nginx.ts";
 import { hasWrk, wrkAlternating } from "./_wrk.ts";
@@ -101,6 +102,18 @@ export async function run(): Promise<void> {
     await cached.stop();
     await ours.stop();
   }
+  await metricsOnOff({
+    name: "proxy GET rps, metrics on vs off",
+    args: ["proxy"],
+    portSetting: "PROXY_PORT",
+    env: () => routeEnv,
+    request: (base) => ({
+      url: `${base}/up/items`,
+      connections: CONNECTIONS,
+    }),
+    rounds: ROUNDS,
+    seconds: SECONDS,
+  });
   await compareWithNginx(upstreamUrl, routeEnv);
   await upstream.shutdown();
   // Why the proxy's remote calls go through a client of our own.

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Log } from "./log.ts";
+import type { MetricsRegistry } from "./metrics/registry.ts";
 import {
   type Env,
   readSettings,
@@ -33,6 +34,12 @@ export interface RoleContext {
   readonly flags: ReadonlySet<string>;
   /** The role's logger. */
   readonly log: Log;
+  /**
+   * The role's view of the process' metrics registry (every series registered in
+   * it is labelled `role`); absent when the process serves no metrics
+   * (`METRICS_PORT` unset), so that a role adds no metrics middleware then.
+   */
+  readonly metrics?: MetricsRegistry;
 }
 
 /** A started role. */
@@ -44,6 +51,12 @@ export interface RunningRole {
   readonly done?: Promise<number>;
   /** Stops the role cleanly: stop taking work, finish what is in hand (bounded). */
   stop(): Promise<void>;
+  /**
+   * What keeps the role from doing its work now, in one sentence (`GET /readyz`
+   * of the metrics endpoint, `homewire_ready`); `undefined` when ready.
+   * @default ready once started
+   */
+  ready?(): string | undefined | Promise<string | undefined>;
 }
 
 /** A role's descriptor, as registered in `roles.ts`. */
@@ -63,6 +76,11 @@ export interface RoleDescriptor {
    * positional arguments given (a one-shot command of a serving role).
    */
   readonly runsAlone: boolean | ((args: readonly string[]) => boolean);
+  /**
+   * Registers every series the role exposes (no samples yet) in `registry`: what
+   * the documentation lists. @default none
+   */
+  readonly series?: (registry: MetricsRegistry) => void;
   /** Every environment variable the role reads. */
   readonly settings: Schema;
   /**
@@ -75,8 +93,8 @@ export interface RoleDescriptor {
    * and returns the function that starts it.
    */
   prepare(
-    context: Omit<RoleContext, "log">,
-  ): (log: Log) => Promise<RunningRole>;
+    context: Omit<RoleContext, "log" | "metrics">,
+  ): (log: Log, metrics?: MetricsRegistry) => Promise<RunningRole>;
 }
 
 /** What {@linkcode defineRole} takes. */
@@ -124,6 +142,12 @@ export interface RoleDefinition<S extends Schema> {
     env: Env,
     args: readonly string[],
   ): string[];
+  /**
+   * Registers every series the role exposes (no samples yet) in `registry`, for
+   * the documentation; the role registers the same ones when it starts.
+   * @default none
+   */
+  series?: (registry: MetricsRegistry) => void;
   /** Starts the role. */
   start(settings: SettingsOf<S>, context: RoleContext): Promise<RunningRole>;
 }
@@ -159,6 +183,7 @@ export function defineRole<S extends Schema>(
     maxArgs: definition.maxArgs ?? 0,
     flags: definition.flags ?? [],
     runsAlone: definition.runsAlone ?? false,
+    series: definition.series,
     settings: definition.settings,
     patterns: definition.patterns ?? {},
     prepare(context) {
@@ -178,7 +203,8 @@ export function defineRole<S extends Schema>(
       );
       if (problems.length > 0) throw new SettingsError(problems);
       const settings = Object.freeze(values) as SettingsOf<S>;
-      return (log) => definition.start(settings, { ...context, env, log });
+      return (log, metrics) =>
+        definition.start(settings, { ...context, env, log, metrics });
     },
   };
 }

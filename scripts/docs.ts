@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { loggingSettings } from "../lib/logging.ts";
+import { processSettings } from "../program/process_settings.ts";
 import {
   envExample,
   SETTINGS_BEGIN,
@@ -16,6 +16,10 @@ import {
   withSettingsTable,
 } from "../program/settings_docs.ts";
 import { ROLES } from "../program/roles.ts";
+import { seriesTable, withSeriesTable } from "../program/series_docs.ts";
+
+/** The page holding the generated series table ("Watching homewire"). */
+export const SERIES_PAGE = "docs/running.md";
 
 /** A page whose settings table is generated, and the settings it shows. */
 export interface SettingsPage {
@@ -28,7 +32,7 @@ export interface SettingsPage {
 /** The settings every role shares, documented on `docs/running.md`. */
 export const SHARED_SECTION: SettingsSection = {
   name: "all roles",
-  settings: loggingSettings,
+  settings: processSettings,
 };
 
 /** Every page with a generated settings table: one per role, and the shared page. */
@@ -71,6 +75,10 @@ export async function expectedFiles(root: URL): Promise<Map<string, string>> {
       throw new Error(`${page.path}: ${(error as Error).message}`);
     }
   }
+  files.set(
+    SERIES_PAGE,
+    withSeriesTable(files.get(SERIES_PAGE)!, seriesTable(ROLES)),
+  );
   files.set(
     ".env.example",
     envExample([

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs, when missing, everything `deno task test` needs on a Debian machine:
 # Deno (from the npm registry), and Debian's influxdb, victoria-metrics, chromium, openssl,
-# postgresql, mosquitto, apprise and tinyproxy for the real-server, browser and oracle
-# suites, nginx
-# and wrk for the proxy benchmark,
+# postgresql, mosquitto, apprise, tinyproxy, prometheus (with promtool) and
+# prometheus-alertmanager for the real-server, browser and oracle suites, nginx and wrk
+# for the proxy benchmark,
 # qemu-user-static with the arm64 C libraries and the arm64 Deno of our Deno version (from
 # the npm registry, into .cache/aarch64/) for the aarch64 suite, systemd-analyze for
 # the unit-file check, and for the kernel suites (tests/kernel_*_test.ts) qemu-system,
@@ -46,6 +46,8 @@ command -v btmgmt >/dev/null 2>&1 || missing+=(bluez)
 command -v btvirt >/dev/null 2>&1 || [ -x /usr/bin/btvirt ] || missing+=(bluez-test-tools)
 command -v i2cset >/dev/null 2>&1 || [ -x /usr/sbin/i2cset ] || missing+=(i2c-tools)
 command -v mkfs.ext4 >/dev/null 2>&1 || [ -x /usr/sbin/mkfs.ext4 ] || [ -x /sbin/mkfs.ext4 ] || missing+=(e2fsprogs)
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus) # metrics: promtool, the scrape suite
+command -v prometheus-alertmanager >/dev/null 2>&1 || missing+=(prometheus-alertmanager) # the notifier's webhook
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "install_deps: installing Debian packages: ${missing[*]}"
   as_root apt-get update -qq
@@ -60,13 +62,13 @@ if [ "${#missing[@]}" -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
   if [ -n "$own_policy" ]; then as_root rm -f /usr/sbin/policy-rc.d; fi
 else
-  echo "install_deps: Debian packages already installed (influxdb, victoria-metrics, chromium, openssl, postgresql, mosquitto, apprise, qemu-user-static, libc6-arm64-cross, libstdc++6-arm64-cross, systemd, tinyproxy, nginx, wrk, npm, qemu-system-x86, busybox-static, cpio, kmod, bluez, bluez-test-tools, i2c-tools, e2fsprogs)"
+  echo "install_deps: Debian packages already installed (influxdb, victoria-metrics, chromium, openssl, postgresql, mosquitto, apprise, qemu-user-static, libc6-arm64-cross, libstdc++6-arm64-cross, systemd, tinyproxy, nginx, wrk, prometheus, prometheus-alertmanager, npm, qemu-system-x86, busybox-static, cpio, kmod, bluez, bluez-test-tools, i2c-tools, e2fsprogs)"
 fi
 # bluez's bluetoothd is not wanted on the host (the kernel suites start their own, in
 # the guest); a package start on a systemd host is undone below with the others.
 # The Debian packages start their services; the tests run their own instances on
 # free ports, so the system ones are not needed (failures here are harmless).
-for service in influxdb victoria-metrics postgresql mosquitto tinyproxy nginx bluetooth; do
+for service in influxdb victoria-metrics postgresql mosquitto tinyproxy nginx bluetooth prometheus prometheus-alertmanager; do
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$service" 2>/dev/null; then
     as_root systemctl stop "$service" || true
   fi

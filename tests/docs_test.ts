@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { settingsBlock } from "../program/settings_docs.ts";
 import { loadEnv } from "../program/env_file.ts";
-import { expectedFiles, SETTINGS_PAGES } from "../scripts/docs.ts";
+import { expectedFiles, SERIES_PAGE, SETTINGS_PAGES } from "../scripts/docs.ts";
+import { SERIES_BEGIN, SERIES_END } from "../program/series_docs.ts";
 import { headingAnchors, markdownLinks } from "./_markdown.ts";
 
 const root = new URL("../", import.meta.url);
@@ -40,6 +41,25 @@ Deno.test("each role's page shows its settings table as generated", async (t) =>
       );
     });
   }
+});
+
+Deno.test("docs/running.md lists the series as the code registers them", async () => {
+  const block = (page: string) => {
+    const begin = page.indexOf(SERIES_BEGIN);
+    const end = page.indexOf(SERIES_END);
+    assert.ok(
+      begin >= 0 && end > begin,
+      `${SERIES_PAGE}: no series table: ${RUN}`,
+    );
+    return page.slice(begin + SERIES_BEGIN.length, end).trim();
+  };
+  const expected = (await expectedFiles(root)).get(SERIES_PAGE)!;
+  const current = await Deno.readTextFile(new URL(SERIES_PAGE, root));
+  assert.deepEqual(
+    cells(block(current)),
+    cells(block(expected)),
+    `${SERIES_PAGE} lists series that differ from the code's: ${RUN}`,
+  );
 });
 
 Deno.test(".env.example is as generated", async () => {

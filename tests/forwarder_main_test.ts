@@ -95,10 +95,19 @@ Deno.test("forwarder role through main.ts", async (t) => {
         }
         const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
         const text = await metrics.text();
-        assert.match(text, /^forwarder_deleted_total 4$/m);
-        assert.match(text, /^forwarder_posted_total 4$/m);
+        // FORWARDER_METRICS_PORT, the older name, still serves the endpoint.
+        assert.match(
+          text,
+          /^homewire_forwarder_messages_deleted_total\{role="forwarder"\} 4$/m,
+        );
+        assert.match(
+          text,
+          /^homewire_forwarder_messages_posted_total\{role="forwarder"\} 4$/m,
+        );
         const health = await fetch(`http://127.0.0.1:${metricsPort}/healthz`);
         assert.deepEqual(await health.json(), { status: "ok" });
+        const ready = await fetch(`http://127.0.0.1:${metricsPort}/readyz`);
+        assert.deepEqual(await ready.json(), { status: "ready" });
       } finally {
         assert.equal(await main.stop("SIGTERM"), 0);
         await sink.stop();

@@ -382,9 +382,18 @@ Deno.test("forwarder webhook options through main.ts", async (t) => {
       expect("exp", [1, 2, 3, 3]);
       expect("polite", [3]);
       expect("greedy", [3]);
-      assert.match(metrics, /^forwarder_backoffs_total 6$/m);
-      assert.match(metrics, /^forwarder_retried_total 6$/m);
-      assert.match(metrics, /^forwarder_deleted_total 4$/m);
+      assert.match(
+        metrics,
+        /^homewire_forwarder_backoffs_total\{role="forwarder"\} 6$/m,
+      );
+      assert.match(
+        metrics,
+        /^homewire_forwarder_post_retries_total\{role="forwarder"\} 6$/m,
+      );
+      assert.match(
+        metrics,
+        /^homewire_forwarder_messages_deleted_total\{role="forwarder"\} 4$/m,
+      );
       const output = main.stderr.join("\n");
       assert.match(
         output,

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { collectorMetrics } from "./collector_metrics.ts";
 import { defineRole } from "../../lib/role.ts";
 import { createPressureSource } from "../../drivers/pressure/mod.ts";
 import type { NobleBluetooth } from "../../drivers/ble/noble_scanner.ts";
@@ -21,7 +22,15 @@ export const collectorRole = defineRole({
   flags: ["once"],
   settings: collectorSettings,
   // Loaded on start only: the InfluxDB client is not needed by other roles.
-  async start(settings, { flags, log }) {
+  series: (registry) => {
+    collectorMetrics(registry, {
+      pending: 0,
+      dropped: 0,
+      written: 0,
+      lastWriteAt: 0,
+    });
+  },
+  async start(settings, { flags, log, metrics }) {
     const { startCollector } = await import("./start_collector.ts");
     // Loaded only when MQTT_URL is set.
     const mqtt = settings.MQTT_URL === undefined
@@ -38,6 +47,7 @@ export const collectorRole = defineRole({
     };
     return startCollector(settings, {
       log,
+      metrics,
       once: flags.has("once"),
       createPressureSource: () => createPressureSource(settings, { log }),
       createMqttPublisher: mqtt?.createMqttPublisher,

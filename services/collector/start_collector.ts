@@ -22,6 +22,8 @@ import { createTsdbWriter } from "./tsdb_writer.ts";
 import { openPointQueue, PointQueueFileError } from "./point_queue.ts";
 import type { MqttPublisher } from "./mqtt_publisher.ts";
 import { createWeatherClient } from "./weather_client.ts";
+import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
+import { collectorMetrics } from "./collector_metrics.ts";
 
 /** Registers `handler` on a cron expression until `signal` aborts. */
 export type Schedule = (
@@ -34,6 +36,8 @@ export type Schedule = (
 export interface CollectorDependencies {
   /** Logger. */
   log: Log;
+  /** The role's metrics, when the process serves them. @default none */
+  metrics?: MetricsRegistry;
   /** Run a single pass, flush, and end (`--once`). */
   once: boolean;
   /** Creates the pressure sensor (`undefined` for none); may throw. */
@@ -124,6 +128,8 @@ export function startCollector(
     log,
   });
 
+  const metrics = deps.metrics && collectorMetrics(deps.metrics, writer);
+
   let pressure: PressureSource | undefined | null = null;
   const address = settings.TEMPERATURE_SENSOR;
   const bleSensors = settings.BLE_SENSORS;
@@ -178,7 +184,12 @@ export function startCollector(
       produced += lines.length;
       return writer.write(lines);
     },
-    publish: mqtt?.publish,
+    publish: metrics
+      ? (samples) => {
+        metrics.record(samples);
+        mqtt?.publish(samples);
+      }
+      : mqtt?.publish,
     log,
   });
   /** Ends the writer, then MQTT (`offline`), each bounded. */
@@ -195,9 +206,11 @@ export function startCollector(
       log.warn("Collector pass skipped: the previous pass is still running");
       return;
     }
+    const before = produced;
     current = collector.runPass(stopping.signal);
     try {
       await current;
+      metrics?.pass(produced - before);
     } finally {
       current = undefined;
     }
@@ -233,6 +246,7 @@ export function startCollector(
   );
   const first = pass();
   return {
+    ready: metrics?.readiness,
     async stop() {
       stopping.abort();
       await first;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createMemoryLog } from "../../lib/testing.ts";
 import { parseSettings } from "../../lib/settings.ts";
+import { createRegistry } from "../../lib/metrics/registry.ts";
 import { startStore } from "./_store_stand_in.ts";
 import { startWeatherStandIn } from "./_weather_stand_in.ts";
 import { collectorSettings } from "./settings.ts";
@@ -332,9 +333,12 @@ Deno.test("startCollector() writes to TSDB_PORT when TSDB_HOST is a URL without 
   }
 });
 
-async function waitUntil(condition: () => boolean, timeoutMs = 5000) {
+async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+) {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!await condition()) {
     if (Date.now() > deadline) throw new Error("Condition not met in time");
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -432,6 +436,44 @@ Deno.test("startCollector() keeps writing TEMPERATURE_SENSOR as before next to B
       "Outdoor step failed: WEATHER_API_KEY is not set: set the OpenWeatherMap API key",
     ]);
   } finally {
+    await h.close();
+  }
+});
+
+Deno.test("startCollector() exports its passes, writes and readings as metrics", async () => {
+  const h = harness();
+  const registry = createRegistry();
+  const role = startCollector(h.settings, {
+    ...h.deps,
+    metrics: registry.with({ role: "collector" }),
+  });
+  try {
+    await waitUntil(() => h.store.lines().length === ALL.length);
+    let text = "";
+    await waitUntil(async () => {
+      text = await registry.render();
+      return /^homewire_collector_points_written_total\{role="collector"\} 11$/m
+        .test(text);
+    });
+    assert.match(
+      text,
+      /^homewire_collector_passes_total\{role="collector",outcome="collected"\} 1$/m,
+    );
+    assert.match(
+      text,
+      /^homewire_sensor_temperature_celsius\{role="collector",sensor="in",location="in"\} 21.5$/m,
+    );
+    assert.match(
+      text,
+      /^homewire_sensor_pressure_pascals\{role="collector",sensor="in",location="in"\} 100950$/m,
+    );
+    assert.match(
+      text,
+      /^homewire_collector_last_write_timestamp_seconds\{role="collector"\} \d/m,
+    );
+    assert.equal(await role.ready?.(), undefined);
+  } finally {
+    await role.stop();
     await h.close();
   }
 });

@@ -71,6 +71,10 @@ export interface TsdbWriter {
   readonly pending: number;
   /** Points dropped so far: refused by the store, or beyond the buffer's bound. */
   readonly dropped: number;
+  /** Points the store acknowledged so far. */
+  readonly written: number;
+  /** When the store last acknowledged points (ms since the epoch); 0 for never. */
+  readonly lastWriteAt: number;
 }
 
 type Entry = QueuedPoint;
@@ -109,6 +113,8 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
   /** The cause of the failed writes already logged in this outage. */
   let reportedCause: string | undefined;
   let dropped = 0;
+  let writtenTotal = 0;
+  let lastWriteAt = 0;
 
   /** After a failed write: keeps the newest `bufferLimit` points. */
   function trim(): void {
@@ -212,6 +218,10 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
           `Time-series store refused ${count}, dropped: ${verdict.reason}`,
         );
       }
+      if (written > 0) {
+        writtenTotal += written;
+        lastWriteAt = Date.now();
+      }
       if (written > 0 && reportedCause !== undefined) {
         log.info(`Time-series store reachable again: wrote ${points(written)}`);
       } else if (written > 0) log.debug(`Wrote ${points(written)}`);
@@ -256,6 +266,12 @@ export function createTsdbWriter(options: TsdbWriterOptions): TsdbWriter {
     },
     get dropped() {
       return dropped;
+    },
+    get written() {
+      return writtenTotal;
+    },
+    get lastWriteAt() {
+      return lastWriteAt;
     },
     write(lines) {
       if (closed) return;

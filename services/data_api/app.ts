@@ -9,6 +9,9 @@ import { measuredHead } from "../../lib/head_length.ts";
 import { createHttpApp } from "../../lib/http.ts";
 import type { Log } from "../../lib/log.ts";
 import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
+import { httpMetrics } from "../../lib/metrics/http_metrics.ts";
+import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
+import { readyzHandler } from "../../lib/readyz.ts";
 import { createContactsJson, type Random } from "./contacts.ts";
 
 /** The 401 body, byte for byte as the contract states (`docs/data-api.md#contract`). */
@@ -22,6 +25,8 @@ export interface DataApiAppOptions {
   log: Log;
   /** Source of randomness for the phone numbers. @default Math.random */
   random?: Random;
+  /** The role's metrics: every request counted and timed. @default none */
+  metrics?: MetricsRegistry;
 }
 
 const JSON_TYPE = { "content-type": "application/json; charset=UTF-8" };
@@ -44,6 +49,9 @@ export function createDataApiApp(options: DataApiAppOptions): Hono {
   // No `headLength()` middleware: it would take `/data` off Hono's one-handler
   // path. `/data` answers HEAD with 405, measured in the route.
   const app = createHttpApp({ log: options.log });
+  if (options.metrics) app.use(httpMetrics(options.metrics));
+  // Ready once started: it needs nothing but itself.
+  app.get("/readyz", readyzHandler(() => undefined));
   // One route for every method: Hono answers HEAD through GET routes, and HEAD is
   // not in `Allow: GET` either. The checks stay in this one handler (no middleware)
   // because the route's speed is measured against a bare `Deno.serve`.

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createMemoryLog } from "../../lib/testing.ts";
 import { createDataApiApp } from "./app.ts";
+import { createRegistry } from "../../lib/metrics/registry.ts";
 
 const TOKEN = "tok-7f3a9c";
 const PHONE = /^\+1 ([2-9]\d{2})-([1-9]\d{2})-([1-9]\d{3})$/;
@@ -120,11 +121,34 @@ Deno.test("createDataApiApp() answers /healthz, and 404 on other paths", async (
   assert.equal(typeof (await missing.json()).message, "string");
 });
 
+Deno.test("createDataApiApp() answers /readyz and counts requests by route when given metrics", async () => {
+  const registry = createRegistry();
+  const app = createDataApiApp({
+    token: TOKEN,
+    log: createMemoryLog(),
+    metrics: registry.with({ role: "data-api" }),
+  });
+  const ready = await app.request("/readyz");
+  assert.equal(ready.status, 200);
+  assert.deepEqual(await ready.json(), { status: "ready" });
+  await app.request("/data", { headers: { authorization: `Bearer ${TOKEN}` } });
+  await app.request("/data");
+  const text = await registry.render();
+  assert.match(
+    text,
+    /^homewire_http_requests_total\{role="data-api",route="\/data",method="GET",status_class="2xx"\} 1$/m,
+  );
+  assert.match(
+    text,
+    /^homewire_http_requests_total\{role="data-api",route="\/data",method="GET",status_class="4xx"\} 1$/m,
+  );
+});
+
 Deno.test("createDataApiApp() serves /data through one handler, no middleware", () => {
   // Hono's one-handler path is what keeps /data near a bare Deno.serve
-  // (deno task bench data-api).
+  // (deno task bench data-api). Without metrics there is no middleware.
   assert.deepEqual(
     newApp().routes.map(({ method, path }) => `${method} ${path}`),
-    ["GET /healthz", "ALL /data"],
+    ["GET /healthz", "GET /readyz", "ALL /data"],
   );
 });

@@ -24,8 +24,12 @@ export const dataApiRole: RoleDescriptor = defineRole({
   name: "data-api",
   summary: "Token-protected contacts API (GET /data)",
   settings: dataApiSettings,
-  start(settings, { log }) {
-    const app = createDataApiApp({ token: settings.DATA_API_TOKEN, log });
+  start(settings, { log, metrics }) {
+    const app = createDataApiApp({
+      token: settings.DATA_API_TOKEN,
+      log,
+      metrics,
+    });
     const server = serveApp(app, {
       ...listenAt("DATA_API", settings),
       log,

@@ -314,9 +314,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         receivedAt = now();
         messages = await queue.receive(stopping.signal, visibility.receive);
         failures = 0;
+        metrics.receive();
       } catch (error) {
         inHand.give(batchSize);
         if (stopping.signal.aborted) break;
+        metrics.receive(causeText(error));
         if (!backingOff) {
           const delay = backoffDelay(failures++, tuning.backoff);
           log.error(

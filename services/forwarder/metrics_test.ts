@@ -1,41 +1,78 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { createRegistry } from "../../lib/metrics/registry.ts";
 import { createMetrics } from "./metrics.ts";
-import { createMetricsApp } from "./metrics_app.ts";
+
+function setup() {
+  const registry = createRegistry();
+  return {
+    registry,
+    metrics: createMetrics(registry.with({ role: "forwarder" })),
+  };
+}
 
 Deno.test("createMetrics()", async (t) => {
-  await t.step("counts and renders every counter", () => {
-    const metrics = createMetrics();
+  await t.step("counts every counter under its conventional name", async () => {
+    const { registry, metrics } = setup();
     metrics.count("received", 3);
     metrics.count("deleted");
-    const text = metrics.render();
-    assert.match(text, /^forwarder_received_total 3$/m);
-    assert.match(text, /^forwarder_deleted_total 1$/m);
-    assert.match(text, /^forwarder_failed_total 0$/m);
-    assert.match(text, /^# TYPE forwarder_retried_total counter$/m);
+    metrics.count("failed", 2);
+    const text = await registry.render();
+    assert.match(
+      text,
+      /^homewire_forwarder_messages_received_total\{role="forwarder"\} 3$/m,
+    );
+    assert.match(
+      text,
+      /^homewire_forwarder_messages_deleted_total\{role="forwarder"\} 1$/m,
+    );
+    assert.match(
+      text,
+      /^homewire_forwarder_post_failures_total\{role="forwarder"\} 2$/m,
+    );
+    assert.match(
+      text,
+      /^homewire_forwarder_post_retries_total\{role="forwarder"\} 0$/m,
+    );
+    assert.doesNotMatch(text, /^forwarder_/m);
+    assert.equal(metrics.value("received"), 3);
   });
-  await t.step("puts post durations in cumulative buckets", () => {
-    const metrics = createMetrics();
+
+  await t.step("puts post durations in cumulative buckets", async () => {
+    const { registry, metrics } = setup();
     metrics.observePost(20);
     metrics.observePost(700);
-    const text = metrics.render();
-    assert.match(text, /_bucket\{le="0.01"\} 0$/m);
-    assert.match(text, /_bucket\{le="0.025"\} 1$/m);
-    assert.match(text, /_bucket\{le="1"\} 2$/m);
-    assert.match(text, /_bucket\{le="\+Inf"\} 2$/m);
-    assert.match(text, /^forwarder_post_duration_seconds_count 2$/m);
-    assert.match(text, /^forwarder_post_duration_seconds_sum 0.72$/m);
+    const text = await registry.render();
+    assert.match(text, /_bucket\{role="forwarder",le="0.01"\} 0$/m);
+    assert.match(text, /_bucket\{role="forwarder",le="0.025"\} 1$/m);
+    assert.match(text, /_bucket\{role="forwarder",le="1.0"\} 2$/m);
+    assert.match(text, /_bucket\{role="forwarder",le="\+Inf"\} 2$/m);
+    assert.match(
+      text,
+      /^homewire_forwarder_post_duration_seconds_count\{role="forwarder"\} 2$/m,
+    );
   });
-});
 
-Deno.test("createMetricsApp() serves /metrics and /healthz", async () => {
-  const metrics = createMetrics();
-  metrics.count("posted", 2);
-  const app = createMetricsApp({ metrics, log: createMemoryLog() });
-  const response = await app.request("/metrics");
-  assert.equal(response.status, 200);
-  assert.match(response.headers.get("content-type") ?? "", /^text\/plain/);
-  assert.match(await response.text(), /^forwarder_posted_total 2$/m);
-  const health = await app.request("/healthz");
-  assert.deepEqual(await health.json(), { status: "ok" });
+  await t.step("the last receive gives readiness and its time", async () => {
+    const { registry, metrics } = setup();
+    assert.equal(metrics.readiness(), undefined);
+    metrics.receive("connection refused");
+    assert.equal(
+      metrics.readiness(),
+      "The last receive from the queue failed: connection refused",
+    );
+    const before = Date.now() / 1000;
+    metrics.receive();
+    assert.equal(metrics.readiness(), undefined);
+    const text = await registry.render();
+    assert.match(
+      text,
+      /^homewire_forwarder_receive_failures_total\{role="forwarder"\} 1$/m,
+    );
+    const at = Number(
+      text.match(
+        /^homewire_forwarder_last_receive_timestamp_seconds\{role="forwarder"\} (\S+)$/m,
+      )?.[1],
+    );
+    assert.ok(at >= before && at <= Date.now() / 1000 + 1);
+  });
 });

@@ -8,6 +8,7 @@
  * @module
  */
 import { defineRole, type RoleDescriptor } from "../../lib/role.ts";
+import { forwarderSeries } from "./metrics.ts";
 import {
   credentialProblems,
   forwarderSettings,
@@ -36,9 +37,10 @@ export const forwarderRole: RoleDescriptor = defineRole({
     ...queueRegionProblems(settings),
     ...signingSecretProblems(settings),
   ],
+  series: forwarderSeries,
   // Loaded on start only: the AWS SDK weighs tens of MB that other roles do not need.
-  start: async (settings, { log, env }) => {
+  start: async (settings, { log, env, metrics }) => {
     const { startForwarder } = await import("./start_forwarder.ts");
-    return await startForwarder(settings, log, env);
+    return await startForwarder(settings, log, env, metrics);
   },
 });

@@ -170,11 +170,13 @@ export const forwarderSettings = {
     min: 1,
   }),
   FORWARDER_METRICS_HOST: host({
-    description: "Address of the metrics endpoint",
+    description:
+      "Address of the endpoint of FORWARDER_METRICS_PORT (the older form of METRICS_HOST)",
     default: "0.0.0.0",
   }),
   FORWARDER_METRICS_PORT: optional(port({
-    description: "Port of GET /metrics and GET /healthz (default: no endpoint)",
+    description:
+      "The older name of METRICS_PORT, still read: a metrics endpoint of the forwarder's own (GET /metrics, /readyz, /healthz) on this port (default: none)",
   })),
   // The queue calls and the posts go out through the outbound proxy.
   ...outboundProxySettings,

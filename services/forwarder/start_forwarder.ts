@@ -23,7 +23,11 @@ import { createBackoffVisibility } from "./backoff_visibility.ts";
 import { createForwarder } from "./forwarder.ts";
 import { createMessageHeaders } from "./message_headers.ts";
 import { createMetrics } from "./metrics.ts";
-import { createMetricsApp } from "./metrics_app.ts";
+import { createMetricsApp } from "../../lib/metrics/metrics_app.ts";
+import {
+  createRegistry,
+  type MetricsRegistry,
+} from "../../lib/metrics/registry.ts";
 import { createPoster } from "./poster.ts";
 import { checkProfileCredentials } from "./profile_credentials.ts";
 import type { ForwarderSettings } from "./settings.ts";
@@ -39,7 +43,9 @@ import { createSqsdHeaders, SQSD_SYSTEM_ATTRIBUTES } from "./sqsd_headers.ts";
 const SHUTDOWN_TIMEOUT_MS = 25_000;
 
 /**
- * Starts the forwarder loop, and the metrics endpoint when a port is set. Rejects when
+ * Starts the forwarder loop, and its own metrics endpoint when
+ * `FORWARDER_METRICS_PORT` (the older name of the process' `METRICS_PORT`) is set:
+ * it serves `registry` (the process', or one of its own). Rejects when
  * the profile named by `QUEUE_PROFILE` gives no credentials, or none within 30 s (a
  * retry cannot fix that). `env` (with `.env` merged in) gives the AWS SDK's
  * variables for its shared config files.
@@ -48,6 +54,7 @@ export async function startForwarder(
   settings: ForwarderSettings,
   log: Log,
   env: Env = {},
+  registry: MetricsRegistry = createRegistry().with({ role: "forwarder" }),
 ): Promise<RunningRole> {
   log.info("sqs2http start");
   // One keep-alive HTTP/1.1 pool for the queue calls and the posts: it costs less
@@ -84,7 +91,7 @@ export async function startForwarder(
       throw error;
     }
   }
-  const metrics = createMetrics();
+  const metrics = createMetrics(registry);
   const sqsd = settings.FORWARD_METADATA === "sqsd";
   const backoffBase = settings.FORWARD_BACKOFF_BASE_MS;
   // The receive asks for exactly the attributes the options read.
@@ -144,20 +151,24 @@ export async function startForwarder(
   try {
     server = settings.FORWARDER_METRICS_PORT === undefined
       ? undefined
-      : serveApp(createMetricsApp({ metrics, log }), {
-        hostname: settings.FORWARDER_METRICS_HOST,
-        port: settings.FORWARDER_METRICS_PORT,
-        portSetting: "FORWARDER_METRICS_PORT",
-        hostSetting: "FORWARDER_METRICS_HOST",
-        log,
-        name: "forwarder metrics",
-      });
+      : serveApp(
+        createMetricsApp({ registry, ready: metrics.readiness, log }),
+        {
+          hostname: settings.FORWARDER_METRICS_HOST,
+          port: settings.FORWARDER_METRICS_PORT,
+          portSetting: "FORWARDER_METRICS_PORT",
+          hostSetting: "FORWARDER_METRICS_HOST",
+          log,
+          name: "forwarder metrics",
+        },
+      );
   } catch (error) {
     closeClients();
     throw error;
   }
   const running = forwarder.run();
   return {
+    ready: metrics.readiness,
     async stop() {
       await forwarder.stop();
       await running;

@@ -33,6 +33,10 @@ import { pageLinks } from "./page_links.ts";
 import { messagesOpenApi, OPENAPI_PATH } from "./openapi.ts";
 import { storeErrors } from "./_store_errors.ts";
 import type { ChangeFeed } from "./change_feed.ts";
+import { storeReadiness } from "./measured_store.ts";
+import { httpMetrics } from "../../lib/metrics/http_metrics.ts";
+import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
+import { readyzHandler } from "../../lib/readyz.ts";
 
 /** Where the records live. Paths are defined without a trailing slash. */
 export const MESSAGES_PATH = "/api/message/resource";
@@ -61,6 +65,8 @@ export interface MessagesAppOptions {
   allowOrigin?: AllowedOrigins;
   /** When given, `GET /api/message/resource/events` streams its changes. */
   feed?: ChangeFeed;
+  /** The role's metrics: every request counted and timed. @default none */
+  metrics?: MetricsRegistry;
 }
 
 /**
@@ -109,6 +115,9 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   // Our paths name their methods for the 405: the write middleware below is
   // registered for more methods than the list answers.
   app.notFound(unrouted(app, allowedMethods));
+  if (options.metrics) app.use(httpMetrics(options.metrics));
+  // Ready when the store answers a read.
+  app.get("/readyz", readyzHandler(() => storeReadiness(store)));
   const item = `${MESSAGES_PATH}/:id`;
   const writeMethods = ["POST", "PUT", "PATCH", "DELETE"];
   const paths = [MESSAGES_PATH, item];

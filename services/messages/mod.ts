@@ -7,6 +7,11 @@
  *
  * @module
  */
+import {
+  measuredStore,
+  storeReadiness,
+  storeSeries,
+} from "./measured_store.ts";
 import { listenAt, listenSettings, serveApp } from "../../lib/serve.ts";
 import { defineRole } from "../../lib/role.ts";
 import { optional } from "../../lib/settings.ts";
@@ -55,6 +60,9 @@ export const messagesRole = defineRole({
         "* (any page), or the origins whose pages may read and write records, comma-separated (http://localhost:5173,https://app.example.com): they get CORS headers, others none (and 403 to a preflight). Unset: no CORS headers",
     })),
   },
+  series: (registry) => {
+    storeSeries(registry);
+  },
   check(settings, _failed, _env, args) {
     if (args.length === 0) return [];
     if (args[0] !== BACKUP) {
@@ -81,7 +89,7 @@ export const messagesRole = defineRole({
     }
     return [];
   },
-  async start(settings, { args, log }) {
+  async start(settings, { args, log, metrics }) {
     const db = settings.MESSAGES_DB;
     const shown = maskPassword(db);
     if (args[0] === BACKUP) {
@@ -115,12 +123,14 @@ export const messagesRole = defineRole({
       keep: settings.MESSAGES_EVENTS_KEEP,
     });
     try {
+      const kind = isPostgresUrl(db) ? "postgres" : "sqlite";
       const app = createMessagesApp({
-        store,
+        store: metrics ? measuredStore(store, metrics, kind) : store,
         log,
         token: settings.MESSAGES_TOKEN,
         allowOrigin: settings.MESSAGES_ALLOW_ORIGIN,
         feed,
+        metrics,
       });
       const server = serveApp(app, {
         ...listenAt("MESSAGES", settings),
@@ -128,6 +138,7 @@ export const messagesRole = defineRole({
         name: "messages",
       });
       return {
+        ready: () => storeReadiness(store),
         async stop() {
           // The streams never end by themselves: end them, so the server drains.
           feed.close();

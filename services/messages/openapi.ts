@@ -264,6 +264,23 @@ export function messagesOpenApi(): Record<string, unknown> {
           },
         },
       },
+      "/readyz": {
+        get: {
+          summary: "Readiness: whether the store answers",
+          operationId: "ready",
+          responses: {
+            "200": {
+              description: "Ready",
+              content: json({
+                type: "object",
+                required: ["status"],
+                properties: { status: { const: "ready" } },
+              }),
+            },
+            "503": error("The store does not answer"),
+          },
+        },
+      },
       [OPENAPI_PATH]: {
         get: {
           summary: "This document",

@@ -1,6 +1,7 @@
 /**
  * The notifier's HTTP app: `GET /` usage, the original `GET /note/{title}/{body}` and
- * the Apprise-API-compatible `POST /notify`.
+ * the Apprise-API-compatible `POST /notify`, and Alertmanager's webhook
+ * `POST /notify/alertmanager`.
  *
  * @module
  */
@@ -13,8 +14,15 @@ import { limitBody } from "../../lib/limit_body.ts";
 import type { Log } from "../../lib/log.ts";
 import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { preview } from "../../lib/preview.ts";
+import { httpMetrics } from "../../lib/metrics/http_metrics.ts";
+import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
+import { readyzHandler } from "../../lib/readyz.ts";
 import type { Notify } from "./notify.ts";
 import { readNotifyPayload } from "./notify_payload.ts";
+import {
+  ALERTMANAGER_MAX_BYTES,
+  readAlertmanagerNote,
+} from "./alertmanager_note.ts";
 import type { Message } from "./targets/mod.ts";
 
 /** The text answered by `GET /`. */
@@ -37,10 +45,15 @@ export interface NotifierAppOptions {
   maxTitleLength?: number;
   /** Longest body, in characters. @default 4096 */
   maxBodyLength?: number;
+  /** The role's metrics: every request counted and timed. @default none */
+  metrics?: MetricsRegistry;
 }
 
 /**
  * Returns the notifier's HTTP app.
+ *
+ * `POST /notify/alertmanager` takes Alertmanager's webhook payload (version 4, up to
+ * 1 MiB) and sends one note per notification (see `alertmanagerNote`).
  *
  * `GET /note/{title}/{body}` takes percent-decoded path segments (`%2F` is a slash in
  * the text, `+` stays a plus); `POST /notify` (and `/notify/`) takes the Apprise API's
@@ -69,7 +82,10 @@ export function createNotifierApp(options: NotifierAppOptions): Hono {
     body: options.maxBodyLength ?? 4096,
   };
   const app = createHttpApp({ log: options.log });
+  if (options.metrics) app.use(httpMetrics(options.metrics));
   app.use(headLength());
+  // Ready once started: a target that fails is the note's outcome, not the role's.
+  app.get("/readyz", readyzHandler(() => undefined));
   app.get("/", (c) => c.text(NOTIFIER_USAGE));
   if (options.token !== undefined) {
     const auth = requireBearer({
@@ -79,6 +95,7 @@ export function createNotifierApp(options: NotifierAppOptions): Hono {
     app.use("/note/*", auth);
     app.use("/notify", auth);
     app.use("/notify/", auth);
+    app.use("/notify/alertmanager", auth);
   }
   app.all("/note/*", async (c) => {
     if (c.req.method !== "GET") {
@@ -105,6 +122,14 @@ export function createNotifierApp(options: NotifierAppOptions): Hono {
       return await send(c, message, tag);
     });
   }
+
+  // Alertmanager's webhook: `?tag=` selects the targets, as `tag` does above.
+  app.post(
+    "/notify/alertmanager",
+    limitBody(ALERTMANAGER_MAX_BYTES),
+    async (c) =>
+      await send(c, await readAlertmanagerNote(c, limits), c.req.query("tag")),
+  );
 
   async function send(c: Context, message: Message, tag?: string) {
     const outcome = await options.notify(message, tag);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createMemoryLog } from "../../lib/testing.ts";
 import { createNotifierApp } from "./app.ts";
+import { createRegistry } from "../../lib/metrics/registry.ts";
 import type { Delivery } from "./deliver.ts";
 import type { Notify, NotifyOutcome } from "./notify.ts";
 import type { Message } from "./targets/mod.ts";
@@ -405,4 +406,21 @@ Deno.test("createNotifierApp() with a token", async (t) => {
     assert.equal((await app.request("/")).status, 200);
     assert.equal((await app.request("/healthz")).status, 200);
   });
+});
+
+Deno.test("createNotifierApp() answers /readyz and counts requests by route when given metrics", async () => {
+  const registry = createRegistry();
+  const { notify } = fakeNotify(() => ({ kind: "deduplicated" }));
+  const app = createNotifierApp({
+    notify,
+    pushbulletReply: false,
+    log: createMemoryLog(),
+    metrics: registry.with({ role: "notifier" }),
+  });
+  assert.equal((await app.request("/readyz")).status, 200);
+  await (await app.request("/note/a/b")).body?.cancel();
+  assert.match(
+    await registry.render(),
+    /^homewire_http_requests_total\{role="notifier",route="\/note\/\*",method="GET",status_class="2xx"\} 1$/m,
+  );
 });

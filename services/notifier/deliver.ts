@@ -45,6 +45,8 @@ export interface DeliverOptions {
   retryBaseMs?: number;
   /** The fetch to use. @default globalThis.fetch */
   fetch?: typeof fetch;
+  /** Told of every request tried again (the notifier's metrics). @default none */
+  onRetry?: (target: Target) => void;
 }
 
 /** The upstream response to one request. */
@@ -131,6 +133,7 @@ export function createDeliver(options: DeliverOptions): Deliver {
         }
         await sleep(wait, limit.signal);
         if (limit.expired()) return failure;
+        options.onRetry?.(target);
       }
     };
 

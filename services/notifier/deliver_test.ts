@@ -30,10 +30,12 @@ Deno.test("createDeliver() retries a 5xx, then succeeds", async () => {
     () => Response.json({ ok: true }),
   ]);
   try {
+    const retried: string[] = [];
     const deliver = createDeliver({
       bases: bases(api.url),
       timeoutMs: 5000,
       retryBaseMs: 10,
+      onRetry: (target) => retried.push(target.scheme),
     });
     const delivery = await deliver(parseTargetUrl("pbul://o.tok"), MESSAGE);
     assert.deepEqual(delivery, {
@@ -43,6 +45,7 @@ Deno.test("createDeliver() retries a 5xx, then succeeds", async () => {
       reply: '{"ok":true}',
     });
     assert.equal(api.seen.length, 2);
+    assert.deepEqual(retried, ["pbul"]);
   } finally {
     await api.close();
   }

@@ -16,6 +16,7 @@ import { createNotifierApp } from "./app.ts";
 import { createDedupe } from "./dedupe.ts";
 import { createDeliver } from "./deliver.ts";
 import { createNotify } from "./notify.ts";
+import { notifierMetrics } from "./notifier_metrics.ts";
 import {
   type TaggedTarget,
   targetConfigSetting,
@@ -134,7 +135,10 @@ export const notifierRole: RoleDescriptor = defineRole({
       : [
         "Missing PUSHBULLET_TOKEN or PUSHBULLET_CONFIG: set the Pushbullet access token, or the path of a file holding it, or give targets as Apprise URLs in NOTIFIER_URLS or NOTIFIER_CONFIG",
       ],
-  start(settings, { log }) {
+  series: (registry) => {
+    notifierMetrics(registry);
+  },
+  start(settings, { log, metrics: registry }) {
     const push = pushToken(settings);
     if (push) log.info(`Push token from ${push.source}`);
     const targets = allTargets(settings);
@@ -152,7 +156,9 @@ export const notifierRole: RoleDescriptor = defineRole({
         "NOTIFIER_TOKEN is not set: anyone who reaches the notifier's port can send notifications",
       );
     }
+    const metrics = registry && notifierMetrics(registry);
     const deliver = createDeliver({
+      onRetry: metrics && ((target) => metrics.retry(target.scheme)),
       bases: {
         pushbullet: settings.PUSH_BASE_URL,
         pushover: settings.PUSHOVER_BASE_URL,
@@ -166,6 +172,7 @@ export const notifierRole: RoleDescriptor = defineRole({
       deliver,
       dedupe: createDedupe(settings.NOTIFIER_DEDUPE_MS),
       log,
+      metrics,
     });
     const app = createNotifierApp({
       notify,
@@ -173,6 +180,7 @@ export const notifierRole: RoleDescriptor = defineRole({
         targets[0]!.target.scheme === "pbul",
       token: settings.NOTIFIER_TOKEN,
       log,
+      metrics: registry,
     });
     const server = serveApp(app, {
       ...listenAt("NOTIFIER", settings),

@@ -10,6 +10,7 @@ import type { Dedupe } from "./dedupe.ts";
 import type { Deliver, Delivery } from "./deliver.ts";
 import type { TaggedTarget } from "./target_settings.ts";
 import type { Message } from "./targets/mod.ts";
+import type { NotifierMetrics } from "./notifier_metrics.ts";
 
 /** What became of a message. */
 export type NotifyOutcome =
@@ -30,6 +31,8 @@ export interface NotifyOptions {
   dedupe: Dedupe;
   /** Where outcomes are logged. */
   log: Log;
+  /** Where outcomes are counted. @default none */
+  metrics?: NotifierMetrics;
 }
 
 /**
@@ -53,7 +56,7 @@ export interface NotifyOptions {
  * ```
  */
 export function createNotify(options: NotifyOptions): Notify {
-  const { targets, deliver, dedupe, log } = options;
+  const { targets, deliver, dedupe, log, metrics } = options;
   return async (message, tag) => {
     // A note without a title is named by its body in the log.
     const name = preview(message.title || message.body);
@@ -70,6 +73,7 @@ export function createNotify(options: NotifyOptions): Notify {
       ]);
     const fresh = selected.filter((t) => dedupe.claim(keyOf(t)));
     if (fresh.length < selected.length) {
+      metrics?.deduplicated(selected.length - fresh.length);
       const skipped = selected.filter((t) => !fresh.includes(t))
         .map((t) => t.target.display).join(", ");
       log.info(
@@ -88,6 +92,10 @@ export function createNotify(options: NotifyOptions): Notify {
       throw error;
     }
     deliveries.forEach((delivery, index) => {
+      metrics?.note(
+        fresh[index]!.target.scheme,
+        delivery.ok ? "sent" : "failed",
+      );
       if (delivery.ok) {
         log.info(`Sent note "${name}" to ${delivery.target}`);
       } else {

@@ -4,6 +4,8 @@ import { createDedupe } from "./dedupe.ts";
 import type { Delivery } from "./deliver.ts";
 import { createNotify, matchesTag } from "./notify.ts";
 import { parseTargetUrl } from "./targets/mod.ts";
+import { createRegistry } from "../../lib/metrics/registry.ts";
+import { notifierMetrics } from "./notifier_metrics.ts";
 
 Deno.test("matchesTag() reads commas as or, blanks as and, all as anything", () => {
   const tags = new Set(["home", "door"]);
@@ -149,4 +151,38 @@ Deno.test("createNotify() names a note without a title by its body in the log", 
   });
   await notify({ title: "", body: "Disk full", type: "warning" });
   assert.deepEqual(log.at("INFO"), ['Sent note "Disk full" to ntfy://h/a']);
+});
+
+Deno.test("createNotify() counts notes by scheme and outcome, and repeats", async () => {
+  const registry = createRegistry();
+  const targets = ["ntfy://h/a", "gotify://h/T"].map((url) => ({
+    target: parseTargetUrl(url),
+    tags: new Set<string>(),
+  }));
+  const notify = createNotify({
+    targets,
+    deliver: (target) =>
+      Promise.resolve({
+        target: target.display,
+        ok: target.scheme === "ntfy",
+        status: target.scheme === "ntfy" ? 200 : 500,
+        ...(target.scheme === "ntfy" ? {} : { error: "down" }),
+      }),
+    dedupe: createDedupe(60_000),
+    log: createMemoryLog(),
+    metrics: notifierMetrics(registry),
+  });
+  const message = { title: "t", body: "b", type: "info" } as const;
+  await notify(message);
+  await notify(message);
+  const text = await registry.render();
+  assert.match(
+    text,
+    /^homewire_notifier_notes_total\{scheme="ntfy",outcome="sent"\} 1$/m,
+  );
+  assert.match(
+    text,
+    /^homewire_notifier_notes_total\{scheme="gotify",outcome="failed"\} 2$/m,
+  );
+  assert.match(text, /^homewire_notifier_deduplicated_total 1$/m);
 });

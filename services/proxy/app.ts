@@ -31,6 +31,10 @@ import {
 } from "./rate_limit_guard.ts";
 import { requireHeader } from "./require_header.ts";
 import type { AddressRange } from "./trusted_proxies.ts";
+import { httpMetrics } from "../../lib/metrics/http_metrics.ts";
+import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
+import { readyzResponse } from "../../lib/readyz.ts";
+import { type ProxyMetrics, proxyMetrics } from "./proxy_metrics.ts";
 
 /** Methods relayed to the upstream. */
 export const RELAYED_METHODS: readonly string[] = [
@@ -90,6 +94,11 @@ export interface ProxyAppOptions {
    * @default ["cookie", "cookie2"]
    */
   removeHeaders?: readonly string[];
+  /**
+   * The role's metrics: every request counted and timed, upstream requests, the
+   * cache and refused origins counted. @default none
+   */
+  metrics?: MetricsRegistry;
 }
 
 /** The rate limits of {@linkcode ProxyAppOptions}. */
@@ -140,7 +149,11 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     : options.log;
   const pseudonym = options.pseudonym ??
     `homewire-proxy-${crypto.randomUUID().slice(0, 8)}`;
+  const measured = options.metrics && proxyMetrics(options.metrics);
   const relay = createRelay({
+    onUpstream: measured &&
+      ((route, outcome, seconds) =>
+        measured.upstream(route.name, outcome, seconds)),
     call: createUpstream({ http1: options.http1, fetch: options.fetch }),
     log,
     allowOrigin,
@@ -180,6 +193,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
         ) ?? false,
       headerValue: (request, route, name) =>
         additions.header(additions.of(route.name), request, name),
+      events: measured?.cache,
     })
     : upstream;
   /** Relays `request` within `route` to `target`, with the route's additions. */
@@ -219,9 +233,14 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   // errors' too. With a list of origins, the origin rule comes first: an unlisted
   // origin's 403 carries none, and every other response names the client's origin.
   const app = new Hono();
-  if (origins !== "*") app.use(originRule(policy));
+  if (options.metrics) app.use(httpMetrics(options.metrics));
+  if (origins !== "*") app.use(originRule(policy, measured));
   if (!routes.some((route) => route.name === "healthz")) {
     app.get("/healthz", (c) => withCors(healthCheck(c), allowOrigin));
+  }
+  // Ready once started; a route named readyz wins, as for healthz.
+  if (!routes.some((route) => route.name === "readyz")) {
+    app.get("/readyz", () => withCors(readyzResponse(undefined), allowOrigin));
   }
   const errors = jsonErrors(log);
   app.onError(async (error, c) =>
@@ -299,10 +318,16 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
 }
 
 /** Middleware applying `policy` to every request and response. */
-function originRule(policy: OriginPolicy): MiddlewareHandler {
+function originRule(
+  policy: OriginPolicy,
+  metrics?: ProxyMetrics,
+): MiddlewareHandler {
   return async function originRuleMiddleware(c, next) {
     const refused = policy.refuse(c.req.raw);
-    if (refused) return refused;
+    if (refused) {
+      metrics?.refusedOrigin();
+      return refused;
+    }
     await next();
     const applied = policy.apply(c.req.raw, c.res);
     if (applied !== c.res) {

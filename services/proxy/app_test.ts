@@ -1,3 +1,4 @@
+import { createRegistry } from "../../lib/metrics/registry.ts";
 import assert from "node:assert/strict";
 import { createMemoryLog } from "../../lib/testing.ts";
 import { InvalidResponseError } from "../../lib/http1/errors.ts";
@@ -435,11 +436,61 @@ Deno.test("createProxyApp() relays through one handler, no middleware, unless or
   const any = setup().app;
   assert.deepEqual(
     any.routes.map(({ method, path }) => `${method} ${path}`),
-    ["GET /healthz", "ALL /*"],
+    ["GET /healthz", "GET /readyz", "ALL /*"],
   );
   const listed = setup(undefined, { allowOrigin: ["https://a.example"] }).app;
   assert.deepEqual(
     listed.routes.map(({ method, path }) => `${method} ${path}`),
-    ["ALL /*", "GET /healthz", "ALL /*"],
+    ["ALL /*", "GET /healthz", "GET /readyz", "ALL /*"],
   );
+});
+
+Deno.test("createProxyApp() counts upstream requests, cache hits and refused origins when given metrics", async () => {
+  const registry = createRegistry();
+  let fail = false;
+  const { app } = setup(() => {
+    if (fail) throw new TypeError("connection refused");
+    return new Response("remote", {
+      headers: { "cache-control": "max-age=60" },
+    });
+  }, {
+    cacheMs: 60_000,
+    allowOrigin: ["https://a.example"],
+    metrics: registry.with({ role: "proxy" }),
+  });
+  for (let i = 0; i < 2; i++) {
+    // Read whole: a response is stored once its body has come.
+    await (await app.request("/api/a", {
+      headers: { origin: "https://a.example" },
+    })).text();
+  }
+  fail = true;
+  await (await app.request("/api/b", {
+    headers: { origin: "https://a.example" },
+  })).body?.cancel();
+  assert.equal(
+    (await app.request("/api/a", {
+      headers: { origin: "https://evil.example" },
+    }))
+      .status,
+    403,
+  );
+  assert.equal((await app.request("/readyz")).status, 200);
+  const text = await registry.render();
+  for (
+    const line of [
+      'homewire_proxy_upstream_requests_total{role="proxy",route="api",outcome="2xx"} 1',
+      'homewire_proxy_upstream_requests_total{role="proxy",route="api",outcome="error"} 1',
+      'homewire_proxy_cache_hits_total{role="proxy",route="api"} 1',
+      'homewire_proxy_cache_misses_total{role="proxy",route="api"} 2',
+      'homewire_proxy_cache_served_bytes_total{role="proxy",route="api"} 6',
+      'homewire_proxy_cache_bytes{role="proxy"} 6',
+      'homewire_proxy_refused_origins_total{role="proxy"} 1',
+      'homewire_proxy_upstream_duration_seconds_count{role="proxy",route="api"} 2',
+      'homewire_http_requests_total{role="proxy",route="/*",method="GET",status_class="2xx"} 2',
+      'homewire_http_requests_total{role="proxy",route="/*",method="GET",status_class="5xx"} 1',
+    ]
+  ) {
+    assert.ok(text.includes(`${line}\n`), `${line} in:\n${text}`);
+  }
 });

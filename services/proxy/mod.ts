@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { proxyMetrics } from "./proxy_metrics.ts";
 import {
   listenAt,
   listenSettings,
@@ -117,7 +118,10 @@ export const proxyRole = defineRole({
       ...readRouteRateLimits(env, settings.PROXY_ROUTES).problems,
     ];
   },
-  start(settings, { log, env }) {
+  series: (registry) => {
+    proxyMetrics(registry);
+  },
+  start(settings, { log, env, metrics }) {
     const { additions, problems } = readRouteAdditions(
       env,
       settings.PROXY_ROUTES,
@@ -150,6 +154,7 @@ export const proxyRole = defineRole({
       },
       requireHeader: settings.PROXY_REQUIRE_HEADER,
       removeHeaders: settings.PROXY_REMOVE_HEADERS,
+      metrics,
     });
     let server: RunningServer;
     try {

@@ -19,6 +19,7 @@ import { proxiedLocation } from "./_location.ts";
 import { isInvalidResponse, upstreamFailureText } from "./_invalid_response.ts";
 import type { Upstream, UpstreamResponse } from "../../lib/http1/upstream.ts";
 import type { ProxyRoute } from "./routes.ts";
+import { statusOutcome, type UpstreamOutcome } from "./proxy_metrics.ts";
 
 /**
  * Hears how a body is read: `"wait"` when a part is asked for and has not come yet,
@@ -57,6 +58,15 @@ export interface RelayOptions {
    * hop-by-hop ones, `Host`, `Expect` and `Accept-Encoding`. @default ["cookie", "cookie2"]
    */
   removeHeaders?: readonly string[];
+  /**
+   * Told how each upstream request ended and how long it took to its response's
+   * headers, in seconds (the proxy's metrics). @default none
+   */
+  onUpstream?: (
+    route: ProxyRoute,
+    outcome: UpstreamOutcome,
+    seconds: number,
+  ) => void;
 }
 
 /** What a route changes in the headers of its relayed calls, both ways. */
@@ -124,7 +134,11 @@ export function createRelay(options: RelayOptions): Relay {
   const deadlines = createDeadlines(timeoutMs);
   const removed = notForwarded(options.removeHeaders);
 
+  const onUpstream = options.onUpstream;
   return async function relay(request, route, target, additions) {
+    const started = onUpstream ? performance.now() : 0;
+    const ended = (outcome: UpstreamOutcome) =>
+      onUpstream?.(route, outcome, (performance.now() - started) / 1000);
     const controller = new AbortController();
     let phase: "head" | "body" | "done" = "head";
     // Whose turn it is: the upstream's time-out or the client's runs.
@@ -205,18 +219,21 @@ export function createRelay(options: RelayOptions): Relay {
     } catch (error) {
       bodyRead("end");
       if (controller.signal.reason === clientStalled) {
+        ended("client_timeout");
         return fail(408, clientStalled.message, additions);
       }
       if (controller.signal.reason === clientGone) {
         log.debug(
           `Caller of route "${route.name}" went away during its upload: remote call ended`,
         );
+        ended("client_gone");
         return fail(400, clientGone.message, additions);
       }
       if (controller.signal.reason === timedOut) {
         log.warn(
           `Remote of route "${route.name}" did not answer within ${timeoutMs} ms`,
         );
+        ended("timeout");
         return fail(
           504,
           `Remote of route "${route.name}" did not answer within ${timeoutMs} ms`,
@@ -231,6 +248,7 @@ export function createRelay(options: RelayOptions): Relay {
       // Also a 502, but not always a network problem: say what is known.
       const what = upstreamFailureText(error);
       log.warn(`Remote of route "${route.name}" ${what}: ${reason}`);
+      ended("error");
       return fail(
         502,
         `Remote of route "${route.name}" ${what}`,
@@ -238,6 +256,7 @@ export function createRelay(options: RelayOptions): Relay {
       );
     }
     if (phase === "head") phase = "body";
+    if (onUpstream) ended(statusOutcome(upstream.status));
     const pairs = clientHeaderPairs(
       upstream.headers,
       allowOrigin,

@@ -8,6 +8,7 @@
  */
 import { ageSeconds, freshness } from "./_cache_control.ts";
 import { createResponseStore, type StoredResponse } from "./_response_store.ts";
+import type { CacheEvents } from "./proxy_metrics.ts";
 import { collected } from "./_collected_body.ts";
 import { exposeAlso } from "./cors.ts";
 import type { ProxyRoute } from "./routes.ts";
@@ -41,6 +42,8 @@ export interface ResponseCacheOptions {
     route: ProxyRoute,
     name: string,
   ) => string | null;
+  /** Told of hits, misses and the bytes held (the proxy's metrics). @default none */
+  events?: CacheEvents;
 }
 
 const X_CACHE = "x-cache";
@@ -126,6 +129,7 @@ export function createResponseCache(
         upstreamAge: plan.upstreamAge,
       };
       store.put(entry);
+      options.events?.held(store.bytes);
       settle(entry);
     };
     const body = response.body === null
@@ -171,6 +175,16 @@ export function createResponseCache(
     };
   };
 
+  /** `response`, a hit of `entry`, told to the events. */
+  const counted = (
+    response: Response,
+    route: ProxyRoute,
+    entry: StoredResponse,
+  ) => {
+    options.events?.hit(route.name, entry.body.byteLength);
+    return response;
+  };
+
   const hit = (entry: StoredResponse): Response => {
     const age = entry.upstreamAge +
       Math.floor(Math.max(0, now() - entry.storedAt) / 1000);
@@ -199,7 +213,7 @@ export function createResponseCache(
     }
     const key = keyOf(primary, store.varyOf(primary) ?? [], request, route);
     const found = store.get(key, now());
-    if (found !== undefined) return hit(found);
+    if (found !== undefined) return counted(hit(found), route, found);
     const flight = flights.get(key);
     if (flight !== undefined) {
       const entry = await flight;
@@ -207,9 +221,11 @@ export function createResponseCache(
       if (
         entry !== undefined &&
         keyOf(primary, entry.vary, request, route) === entry.key
-      ) return hit(entry);
+      ) return counted(hit(entry), route, entry);
+      options.events?.miss(route.name);
       return miss(request, route, target, primary, () => {});
     }
+    options.events?.miss(route.name);
     const outcome = Promise.withResolvers<StoredResponse | undefined>();
     flights.set(key, outcome.promise);
     return miss(request, route, target, primary, (entry) => {

@@ -9,6 +9,9 @@ import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { headLength } from "../../lib/head_length.ts";
 import { createHttpApp } from "../../lib/http.ts";
+import { httpMetrics } from "../../lib/metrics/http_metrics.ts";
+import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
+import { readyzHandler } from "../../lib/readyz.ts";
 import type { Log } from "../../lib/log.ts";
 import { TableFetchError } from "./table_fetch_error.ts";
 import { PAGE_CSS } from "./page_css.ts";
@@ -26,6 +29,8 @@ export interface TableAppOptions {
   log: Log;
   /** The page re-fetches every so many milliseconds while visible; 0 is off. @default 0 */
   refreshMs?: number;
+  /** The role's metrics: every request counted and timed. @default none */
+  metrics?: MetricsRegistry;
 }
 
 const SECURITY_HEADERS = {
@@ -58,7 +63,11 @@ function asset(body: string, type: string): () => Response {
  */
 export function createTableApp(options: TableAppOptions): Hono {
   const app = createHttpApp({ log: options.log });
+  if (options.metrics) app.use(httpMetrics(options.metrics));
   app.use(headLength());
+  // Ready once started: a failing data API is the page's to show, not a reason to
+  // take the page away.
+  app.get("/readyz", readyzHandler(() => undefined));
   const html = pageHtml({ refreshMs: options.refreshMs ?? 0 });
   app.get("/", asset(html, "text/html; charset=utf-8"));
   app.get("/page.js", asset(PAGE_SCRIPT, "text/javascript; charset=utf-8"));

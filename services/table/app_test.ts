@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createMemoryLog } from "../../lib/testing.ts";
 import { createTableApp } from "./app.ts";
+import { createRegistry } from "../../lib/metrics/registry.ts";
 import { TableFetchError } from "./table_fetch_error.ts";
 
 const table = {
@@ -215,4 +216,19 @@ Deno.test("createTableApp() tells the page its refresh interval only when one is
     assert.match(page, new RegExp(`id="${id}"`));
   }
   assert.match(page, /href="api\/table\.csv"/);
+});
+
+Deno.test("createTableApp() answers /readyz and counts requests by route when given metrics", async () => {
+  const registry = createRegistry();
+  const app = createTableApp({
+    loadTable: () => Promise.resolve({ columns: ["a"], rows: [["1"]] }),
+    log: createMemoryLog(),
+    metrics: registry.with({ role: "table" }),
+  });
+  assert.equal((await app.request("/readyz")).status, 200);
+  await (await app.request("/")).body?.cancel();
+  assert.match(
+    await registry.render(),
+    /^homewire_http_requests_total\{role="table",route="\/",method="GET",status_class="2xx"\} 1$/m,
+  );
 });

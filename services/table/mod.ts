@@ -24,6 +24,8 @@ import {
 } from "../../lib/setting_kinds.ts";
 import { createTableApp } from "./app.ts";
 import { createTableSource } from "./table_source.ts";
+import { countedSource } from "./counted_source.ts";
+import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
 import { createBrowserOpener } from "./open_browser.ts";
 
 /** Settings of the `table` role. */
@@ -55,21 +57,26 @@ export interface StartTableOptions {
   log: Log;
   /** Opens the page's URL; never throws. @default the platform's opener */
   openBrowser?: (url: string) => Promise<void>;
+  /** The role's metrics, when the process serves them. @default none */
+  metrics?: MetricsRegistry;
 }
 
 /** Starts the table server and, when asked, opens the page in a browser. */
 export function startTable(
   settings: SettingsOf<typeof tableSettings>,
-  { log, openBrowser = createBrowserOpener({ log }) }: StartTableOptions,
+  { log, openBrowser = createBrowserOpener({ log }), metrics }:
+    StartTableOptions,
 ): Promise<RunningRole> {
-  const loadTable = createTableSource({
+  const source = createTableSource({
     apiUrl: settings.API_URL,
     apiKey: settings.API_KEY,
   });
+  const loadTable = metrics ? countedSource(source, metrics) : source;
   const app = createTableApp({
     loadTable,
     log,
     refreshMs: settings.TABLE_REFRESH_MS,
+    metrics,
   });
   const server = serveApp(app, {
     ...listenAt("TABLE", settings),
@@ -110,5 +117,8 @@ export const tableRole: RoleDescriptor = defineRole({
   settings: tableSettings,
   maxArgs: 3,
   argsToEnv: tableArgsToEnv,
-  start: (settings, { log }) => startTable(settings, { log }),
+  series: (registry) => {
+    countedSource(() => Promise.resolve(), registry);
+  },
+  start: (settings, { log, metrics }) => startTable(settings, { log, metrics }),
 });

@@ -7,6 +7,7 @@
 import {
   MASK,
   type Message,
+  type NotePriority,
   type Target,
   type TargetRequest,
   TargetUrlError,
@@ -38,6 +39,15 @@ const PRIORITIES: [string, number][] = [
   ["8", 8],
   ["9", 8],
 ];
+
+/** A note's priority as a Gotify number. */
+const GOTIFY_PRIORITY: Record<NotePriority, number> = {
+  min: 0,
+  low: 3,
+  default: 5,
+  high: 8,
+  max: 10,
+};
 
 /** Reads a Gotify URL; `?priority=` as Apprise does (default 5). */
 export function parseGotifyUrl(parts: UrlParts): Target {
@@ -80,7 +90,9 @@ export function parseGotifyUrl(parts: UrlParts): Target {
         method: "POST",
         headers: { "content-type": "application/json", "x-gotify-key": token },
         body: JSON.stringify({
-          priority,
+          priority: message.priority === undefined
+            ? priority
+            : GOTIFY_PRIORITY[message.priority],
           title: message.title,
           message: message.body,
         }),

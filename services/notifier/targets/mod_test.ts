@@ -343,3 +343,28 @@ Deno.test("splitUrls() splits on commas, blanks and line breaks before a scheme"
   );
   assert.deepEqual(splitUrls("  \n"), []);
 });
+
+Deno.test("a note's priority wins over the URL's for ntfy and Gotify", () => {
+  const urgent = { ...MESSAGE, priority: "max" } as const;
+  assert.equal(
+    requests("ntfy://h/t?priority=low", urgent)[0]!.headers["x-priority"],
+    "max",
+  );
+  assert.equal(
+    requests("ntfy://h/t?priority=high", {
+      ...MESSAGE,
+      priority: "default",
+    })[0]!
+      .headers["x-priority"],
+    undefined,
+  );
+  assert.equal(
+    requests("ntfy://h/t?priority=high")[0]!.headers["x-priority"],
+    "high",
+  );
+  assert.equal(
+    JSON.parse(requests("gotify://h/T?priority=low", urgent)[0]!.body!)
+      .priority,
+    10,
+  );
+});

@@ -113,10 +113,15 @@ export function parseNtfyUrl(parts: UrlParts): Target {
       parts.password && basicCredentials(parts.user ?? "", parts.password),
     ].filter((s): s is string => !!s),
     requests(message: Message): TargetRequest[] {
+      const priority = message.priority;
       return topics.map((topic) => ({
         url: root,
         method: "POST",
-        headers,
+        headers: priority === undefined
+          ? headers
+          : priority === "default"
+          ? withoutPriority(headers)
+          : { ...headers, "x-priority": priority },
         body: JSON.stringify({
           topic,
           ...(message.title ? { title: message.title } : {}),
@@ -125,4 +130,11 @@ export function parseNtfyUrl(parts: UrlParts): Target {
       }));
     },
   };
+}
+
+function withoutPriority(
+  headers: Record<string, string>,
+): Record<string, string> {
+  const { "x-priority": _, ...rest } = headers;
+  return rest;
 }

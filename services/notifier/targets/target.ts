@@ -11,6 +11,18 @@ export const NOTIFY_TYPES = ["info", "success", "warning", "failure"] as const;
 /** One of {@linkcode NOTIFY_TYPES}. */
 export type NotifyType = typeof NOTIFY_TYPES[number];
 
+/** ntfy's priorities, lowest first: what a note may ask of a target that has them. */
+export const NOTE_PRIORITIES = [
+  "min",
+  "low",
+  "default",
+  "high",
+  "max",
+] as const;
+
+/** One of {@linkcode NOTE_PRIORITIES}. */
+export type NotePriority = typeof NOTE_PRIORITIES[number];
+
 /** A notification to send. */
 export interface Message {
   /** The title; may be empty. */
@@ -19,6 +31,12 @@ export interface Message {
   readonly body: string;
   /** The kind of news. */
   readonly type: NotifyType;
+  /**
+   * How urgent it is (an alert's severity), over the target URL's own
+   * `?priority=` for the targets that have priorities (ntfy, Gotify).
+   * @default the target URL's priority
+   */
+  readonly priority?: NotePriority;
 }
 
 /** Base URLs of the services that live at a fixed host (overridable for tests). */

@@ -79,6 +79,10 @@ export function measuredStore(
     update: measured("update", (id, fields) => store.update(id, fields)),
     delete: measured("delete", (id) => store.delete(id)),
     revision: () => store.revision(),
+    // The change feed's reads: its own poll, not a client's call.
+    changesAfter: (seq, limit) => store.changesAfter(seq, limit),
+    changeRange: () => store.changeRange(),
+    forgetChanges: (seq) => store.forgetChanges(seq),
     close: () => store.close(),
   };
 }

@@ -5,7 +5,15 @@
  *
  * @module
  */
-import type { GuestKernel } from "./_qemu_guest.ts";
+/** A guest kernel, as `scripts/install_deps.sh` lays it out in `.cache/kernel/`. */
+export interface GuestKernel {
+  /** `uname -r` of the guest, such as 6.1.0-56-amd64. */
+  release: string;
+  /** Folder holding `boot/` and `lib/modules/<release>/`. */
+  dir: string;
+  /** The kernel image. */
+  image: string;
+}
 
 /** The modules the initramfs loads to reach the host root (and their order). */
 const BOOT_MODULES = ["virtio_pci", "9pnet_virtio", "9p", "overlay"];

@@ -15,7 +15,9 @@
  *
  * @module
  */
-import { buildInitramfs } from "./_guest_initramfs.ts";
+import { buildInitramfs, type GuestKernel } from "./_guest_initramfs.ts";
+
+export type { GuestKernel };
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -28,14 +30,6 @@ const QEMU: Record<GuestArch, string> = {
 };
 
 /** The kernel laid by install_deps.sh: its release and folder. */
-export interface GuestKernel {
-  /** `uname -r` of the guest, such as 6.1.0-56-amd64. */
-  release: string;
-  /** Folder holding `boot/` and `lib/modules/<release>/`. */
-  dir: string;
-  /** The kernel image. */
-  image: string;
-}
 
 /** Whether the kernel suites can run here, and why not. */
 export interface GuestAvailability {

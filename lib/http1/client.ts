@@ -61,6 +61,13 @@ export interface Http1ClientOptions {
    * @default IDEMPOTENT_METHODS
    */
   retryMethods?: readonly string[];
+  /**
+   * Bound on the bytes a gzip, deflate or br body decodes to; past it the body fails
+   * with a `DecodedTooLargeError` (a decompression bomb: 841 bytes of brotli decode
+   * to 1 GiB). Whatever the bound, the decoder holds at most 64 KiB at once.
+   * @default Infinity
+   */
+  maxDecodedBytes?: number;
 }
 
 /**
@@ -107,6 +114,7 @@ export function createHttp1Client(
 ): Http1Client {
   const maxIdle = options.maxIdlePerHost ?? 128;
   const retryMethods = new Set(options.retryMethods ?? IDEMPOTENT_METHODS);
+  const maxDecodedBytes = options.maxDecodedBytes ?? Infinity;
   const idle = new Map<string, Connection[]>();
   let closed = false;
 
@@ -179,7 +187,14 @@ export function createHttp1Client(
     const pooled = take(key);
     const connection = pooled ?? await open(url, signal);
     const received = connection.reader.received;
-    const pending: PendingRequest = { connection, head, body, method, signal };
+    const pending: PendingRequest = {
+      connection,
+      head,
+      body,
+      method,
+      signal,
+      maxDecodedBytes,
+    };
     try {
       return await send(
         pending,

@@ -61,6 +61,11 @@ export interface ProxyAppOptions {
   now?: () => number;
   /** Longest wait for an upstream's headers, in ms (then 504). @default 30000 */
   timeoutMs?: number;
+  /**
+   * `PROXY_MAX_RESPONSE_BYTES`: bound on the bytes of a body decoded on the way
+   * (then 502, or the response cut short). @default Infinity
+   */
+  maxResponseBytes?: number;
   /** Longest wait on a stalled client, in ms (then 408). @default 10 × timeoutMs */
   clientTimeoutMs?: number;
   /**
@@ -112,6 +117,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     allowOrigin,
     timeoutMs: options.timeoutMs ?? 30_000,
     clientTimeoutMs: options.clientTimeoutMs,
+    maxDecodedBytes: options.maxResponseBytes,
     via: `1.1 ${pseudonym}`,
   });
   // The headers are set in the relay, past the cache: a hit needs no new request.

@@ -52,6 +52,12 @@ export const proxyRole = defineRole({
       default: 16 * 1024 * 1024,
       min: 16,
     }),
+    PROXY_MAX_RESPONSE_BYTES: integer({
+      description:
+        "Bound on the bytes a remote's gzip, deflate or br body decodes to (a decompression bomb: 841 bytes of br can decode to 1 GiB); past it, 502 when found within the first MiB, else the answer is cut short",
+      default: 256 * 1024 * 1024,
+      min: 1,
+    }),
     ...listenSettings("PROXY", 8002),
   },
   patterns: {
@@ -75,13 +81,16 @@ export const proxyRole = defineRole({
     );
     // Checked at start-up already; a file can still change in between.
     if (problems.length > 0) throw new Error(problems.join("; "));
-    const client = createHttp1Client();
+    const client = createHttp1Client({
+      maxDecodedBytes: settings.PROXY_MAX_RESPONSE_BYTES,
+    });
     const app = createProxyApp({
       routes: settings.PROXY_ROUTES,
       http1: client,
       log,
       allowOrigin: settings.PROXY_ALLOW_ORIGIN,
       timeoutMs: settings.PROXY_TIMEOUT_MS,
+      maxResponseBytes: settings.PROXY_MAX_RESPONSE_BYTES,
       additions,
       cacheMs: settings.PROXY_CACHE_MS,
       cacheMaxBytes: settings.PROXY_CACHE_MAX_BYTES,

@@ -21,6 +21,7 @@ import { corsHeaders, preflight, withCors } from "./cors.ts";
 import type { AdditionsByRoute } from "./route_additions.ts";
 import { createAdditionsApplier } from "./apply_additions.ts";
 import { createResponseCache, type RouteUpstream } from "./response_cache.ts";
+import { createPrivateHeaders } from "./private_headers.ts";
 
 /** Methods relayed to the upstream. */
 export const RELAYED_METHODS: readonly string[] = [
@@ -66,6 +67,14 @@ export interface ProxyAppOptions {
    * (then 502, or the response cut short). @default Infinity
    */
   maxResponseBytes?: number;
+  /**
+   * `PROXY_PRIVATE_HEADERS`: requests carrying one (or `Authorization`, `Cookie`)
+   * share connections only with requests carrying the same values, and requests
+   * carrying one (or `Cookie`) bypass the cache. @default DEFAULT_PRIVATE_HEADERS
+   */
+  privateHeaders?: readonly string[];
+  /** Routes whose connections are not reused (`PROXY_ROUTE_<NAME>_KEEPALIVE`). */
+  keepAliveOff?: ReadonlySet<string>;
   /** Longest wait on a stalled client, in ms (then 408). @default 10 × timeoutMs */
   clientTimeoutMs?: number;
   /**
@@ -109,6 +118,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   const log = options.additions?.size
     ? additions.log(options.log)
     : options.log;
+  const privateHeaders = createPrivateHeaders(options.privateHeaders);
   const pseudonym = options.pseudonym ??
     `homewire-proxy-${crypto.randomUUID().slice(0, 8)}`;
   const relay = createRelay({
@@ -118,6 +128,8 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     timeoutMs: options.timeoutMs ?? 30_000,
     clientTimeoutMs: options.clientTimeoutMs,
     maxDecodedBytes: options.maxResponseBytes,
+    partition: (request) => privateHeaders.partition(request.headers),
+    keepAliveOff: options.keepAliveOff,
     via: `1.1 ${pseudonym}`,
   });
   // The headers are set in the relay, past the cache: a hit needs no new request.
@@ -135,6 +147,12 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
         ) ?? false,
       headerValue: (request, route, name) =>
         additions.header(additions.of(route.name), request, name),
+      // A private header the route replaces is the proxy's, not the client's.
+      isPrivate: (request, route) =>
+        privateHeaders.carried(
+          request.headers,
+          new Set(additions.of(route.name)?.headers.map(([name]) => name)),
+        ),
     })
     : upstream;
   /** Relays `request` within `route` to `target`, with the route's additions. */

@@ -21,6 +21,8 @@ import { corsHeaders, fallbackOrigin } from "./cors.ts";
 import { createHttp1Client } from "../../lib/http1/client.ts";
 import { proxyRoutes } from "./routes.ts";
 import { readRouteAdditions } from "./route_additions.ts";
+import { readRouteKeepAlive } from "./route_keepalive.ts";
+import { privateHeaders } from "./private_headers.ts";
 
 /** The `proxy` role descriptor. */
 export const proxyRole = defineRole({
@@ -58,6 +60,10 @@ export const proxyRole = defineRole({
       default: 256 * 1024 * 1024,
       min: 1,
     }),
+    PROXY_PRIVATE_HEADERS: privateHeaders({
+      description:
+        "Request headers that make an answer one caller's own, besides Authorization and Cookie: answers to requests carrying one (or Cookie) are neither cached nor served from the cache, and callers whose values differ (Authorization and Cookie too) never share a connection to a remote",
+    }),
     ...listenSettings("PROXY", 8002),
   },
   patterns: {
@@ -69,10 +75,15 @@ export const proxyRole = defineRole({
       "File holding the value of PROXY_ROUTE_<NAME>_QUERY (container secrets); not with it",
     "PROXY_ROUTE_<NAME>_HEADERS_FILE":
       "File holding the value of PROXY_ROUTE_<NAME>_HEADERS; not with it",
+    "PROXY_ROUTE_<NAME>_KEEPALIVE":
+      "false: every call of route NAME goes on a new connection, closed after its answer (for a remote that cannot be trusted to frame its answers). Default true",
   },
   check(settings, _failed, env) {
     if (settings.PROXY_ROUTES === undefined) return [];
-    return readRouteAdditions(env, settings.PROXY_ROUTES).problems;
+    return [
+      ...readRouteAdditions(env, settings.PROXY_ROUTES).problems,
+      ...readRouteKeepAlive(env, settings.PROXY_ROUTES).problems,
+    ];
   },
   start(settings, { log, env }) {
     const { additions, problems } = readRouteAdditions(
@@ -91,6 +102,8 @@ export const proxyRole = defineRole({
       allowOrigin: settings.PROXY_ALLOW_ORIGIN,
       timeoutMs: settings.PROXY_TIMEOUT_MS,
       maxResponseBytes: settings.PROXY_MAX_RESPONSE_BYTES,
+      privateHeaders: settings.PROXY_PRIVATE_HEADERS,
+      keepAliveOff: readRouteKeepAlive(env, settings.PROXY_ROUTES).off,
       additions,
       cacheMs: settings.PROXY_CACHE_MS,
       cacheMaxBytes: settings.PROXY_CACHE_MAX_BYTES,

@@ -59,6 +59,16 @@ export interface RelayOptions {
    * later, the response is cut short. @default Infinity
    */
   maxDecodedBytes?: number;
+  /**
+   * The connection partition of a request (`private_headers.ts`): connections to
+   * the upstream are shared only within one. @default none: all share
+   */
+  partition?: (request: Request) => string;
+  /**
+   * Routes whose connections are not reused (`PROXY_ROUTE_<NAME>_KEEPALIVE=false`).
+   * @default none
+   */
+  keepAliveOff?: ReadonlySet<string>;
 }
 
 /** What a route changes in the headers of its relayed calls, both ways. */
@@ -209,6 +219,8 @@ export function createRelay(options: RelayOptions): Relay {
         headers: additions ? additions.request(sent) : sent,
         body,
         signal: controller.signal,
+        partition: options.partition?.(request),
+        reuse: !options.keepAliveOff?.has(route.name),
       });
     } catch (error) {
       bodyRead("end");

@@ -22,6 +22,7 @@ import { createHttp1Client } from "../../lib/http1/client.ts";
 import { proxyRoutes } from "./routes.ts";
 import { readRouteAdditions } from "./route_additions.ts";
 import { readRouteKeepAlive } from "./route_keepalive.ts";
+import { createAdditionsApplier } from "./apply_additions.ts";
 import { privateHeaders } from "./private_headers.ts";
 
 /** The `proxy` role descriptor. */
@@ -113,7 +114,11 @@ export const proxyRole = defineRole({
       server = serveApp(app, {
         ...listenAt("PROXY", settings),
         headers: corsHeaders(fallbackOrigin(settings.PROXY_ALLOW_ORIGIN)),
-        log,
+        // A failed response's error may quote what an upstream echoed of a route's
+        // added values: masked like the app's lines.
+        log: additions.size > 0
+          ? createAdditionsApplier(additions).log(log)
+          : log,
         name: "proxy",
       });
     } catch (error) {

@@ -184,7 +184,9 @@ export function createRelay(options: RelayOptions): Relay {
           );
         } else {
           const what = isInvalidResponse(error)
-            ? "sent an invalid HTTP response body (cut short)"
+            ? `sent an invalid HTTP response body (${
+              readingAhead ? "502" : "cut short"
+            })`
             : "broke off its answer";
           log.warn(
             `Remote of route "${route.name}" ${what}: ${errorText(error)}`,

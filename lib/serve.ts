@@ -104,6 +104,9 @@ export interface ServeOptions {
   shutdownTimeoutMs?: number;
 }
 
+/** The status of a response whose handler failed (Hono answers most failures first). */
+const FAILED = 500;
+
 /** A running HTTP server. */
 export interface RunningServer {
   /** The bound port (useful when 0 was asked). */
@@ -203,6 +206,19 @@ export function serveApp(
       hostname: options.hostname,
       port: options.port,
       onListen: () => {},
+      // Deno's default prints the raw error and its trace to standard error, outside
+      // the log format and at any LOG_LEVEL: for a handler that failed, and for a
+      // response body that failed mid-way (the role has logged why: the line here
+      // is a DEBUG one). Through the role's log instead, masked as its lines are.
+      onError(error) {
+        options.log.debug(
+          `${options.name}: a response failed: ${errorText(error)}`,
+        );
+        return Response.json({ message: "Internal server error" }, {
+          status: FAILED,
+          headers: options.headers,
+        });
+      },
     }, handler);
   } catch (error) {
     throw new Error(listenProblem(options, error), { cause: error });

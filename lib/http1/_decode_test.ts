@@ -1,7 +1,22 @@
 import assert from "node:assert/strict";
-import { brotliCompressSync, deflateRawSync, deflateSync } from "node:zlib";
-import { decodedBody, isDecoded, isZlibHeader } from "./_decode.ts";
-import { ContentDecodingError, InvalidResponseError } from "./errors.ts";
+import {
+  brotliCompressSync,
+  constants,
+  deflateRawSync,
+  deflateSync,
+  gzipSync,
+} from "node:zlib";
+import {
+  DECODED_PART_BYTES,
+  decodedBody,
+  isDecoded,
+  isZlibHeader,
+} from "./_decode.ts";
+import {
+  ContentDecodingError,
+  DecodedTooLargeError,
+  InvalidResponseError,
+} from "./errors.ts";
 
 const TEXT = "decoded ".repeat(50);
 
@@ -132,4 +147,49 @@ Deno.test("decodedBody() passes decoded parts on, and a cancel reaches the body"
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   assert.equal(cancelled, "client gone");
+});
+
+Deno.test("decodedBody() hands out bounded parts, and fails past maxBytes with a DecodedTooLargeError", async (t) => {
+  const zeros = new Uint8Array(32 << 20);
+  const bombs: [string, Uint8Array][] = [
+    [
+      "br",
+      brotliCompressSync(zeros, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 5 },
+      }),
+    ],
+    ["gzip", gzipSync(zeros)],
+  ];
+  for (const [coding, bomb] of bombs) {
+    await t.step(coding, async () => {
+      // Whole: each part within the bound, though one input chunk holds it all.
+      const reader = decodedBody(streamOf(bomb, bomb.length), coding)
+        .getReader();
+      let total = 0;
+      while (true) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        assert.ok(value.length <= DECODED_PART_BYTES, `${value.length}`);
+        total += value.length;
+      }
+      assert.equal(total, zeros.length);
+      let cancelled = false;
+      const source = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bomb);
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+      await assert.rejects(
+        text(decodedBody(source, coding, 1 << 20)),
+        (error: Error) =>
+          error instanceof DecodedTooLargeError &&
+          error.message ===
+            `The upstream's ${coding} body decodes to over 1048576 bytes`,
+      );
+      assert.equal(cancelled, true);
+    });
+  }
 });

@@ -31,13 +31,15 @@ const MAX_TRAILER_BYTES = 16 * 1024;
  * request; with `false` otherwise (an invalid chunk, an early close, a cancel),
  * which closes the connection for good. A body that does not decode fails with a
  * `ContentDecodingError`, one cut short with a `ResponseLengthMismatchError` (within
- * a declared length) or a `ConnectionClosedError` (at a chunk line).
+ * a declared length) or a `ConnectionClosedError` (at a chunk line), one that
+ * decodes to over `maxDecodedBytes` with a `DecodedTooLargeError`.
  */
 export function responseBody(
   response: ResponseHead,
   framing: Framing,
   reader: ByteReader,
   done: (reusable: boolean) => void,
+  maxDecodedBytes = Infinity,
 ): {
   body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null;
   decoded: boolean;
@@ -115,7 +117,7 @@ export function responseBody(
     },
   });
   return decode
-    ? { body: decodedBody(body, coding!), decoded: true }
+    ? { body: decodedBody(body, coding!, maxDecodedBytes), decoded: true }
     : { body, decoded: false };
 }
 

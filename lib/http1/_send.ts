@@ -39,6 +39,8 @@ export interface PendingRequest {
   body: RequestBody;
   method: string;
   signal: AbortSignal | undefined;
+  /** Bound on the decoded bytes of a coded body. */
+  maxDecodedBytes: number;
 }
 
 /**
@@ -107,6 +109,7 @@ export async function send(
         if (!(body instanceof ReadableStream)) return finish(reusable);
         sent.then((whole) => finish(reusable && whole), () => finish(false));
       },
+      pending.maxDecodedBytes,
     );
     return {
       status: head.status,

@@ -12,7 +12,11 @@
  * that carried an invalid response, a response cut short, an abort, or any byte
  * not asked for is closed for good, never pooled; an idle pooled connection is
  * watched, so one the upstream closes (its keep-alive time-out) or writes to
- * leaves the pool at once. A request with a bad method, header name or value is
+ * leaves the pool at once. Bytes not asked for (after a response, or on an idle
+ * connection) close every idle connection to that host and port: an upstream
+ * that sends a response astray may have done it on the others too. Connections
+ * are shared only within a request's `partition` (the proxy's: the client's
+ * credentials), and not at all for a request with `reuse: false`. A request with a bad method, header name or value is
  * refused with an `InvalidRequestError` before anything is written; a streamed body
  * that turns out longer or shorter than its declared `Content-Length` fails the
  * request with a `RequestLengthMismatchError` and closes the connection (its excess
@@ -79,6 +83,13 @@ export interface Http1ClientOptions {
    * besides the system's (and `DENO_CERT`). @default none
    */
   caCerts?: string[];
+  /**
+   * Bound on the bytes a gzip, deflate or br body decodes to; past it the body fails
+   * with a `DecodedTooLargeError` (a decompression bomb: 841 bytes of brotli decode
+   * to 1 GiB). Whatever the bound, the decoder holds at most 64 KiB at once.
+   * @default Infinity
+   */
+  maxDecodedBytes?: number;
 }
 
 /**
@@ -135,10 +146,30 @@ export function createHttp1Client(
 ): Http1Client {
   const maxIdle = options.maxIdlePerHost ?? 128;
   const retryMethods = new Set(options.retryMethods ?? IDEMPOTENT_METHODS);
+  const maxDecodedBytes = options.maxDecodedBytes ?? Infinity;
   const idle = new Map<string, Connection[]>();
   let closed = false;
 
-  const release = (key: string, connection: Connection, reusable: boolean) => {
+  /** Closes every idle connection to `host` (in every partition). */
+  const purge = (host: string) => {
+    for (const [key, pool] of idle) {
+      if (key !== host && !key.startsWith(`${host}\n`)) continue;
+      for (const connection of pool) {
+        connection.idle = false;
+        closeQuietly(connection.conn);
+      }
+      idle.delete(key);
+    }
+  };
+
+  const release = (
+    host: string,
+    key: string,
+    connection: Connection,
+    reusable: boolean,
+  ) => {
+    // Bytes after the response: the upstream wrote more than it was asked.
+    if (connection.reader.buffered > 0) purge(host);
     const pool = idle.get(key) ?? [];
     if (
       !reusable || closed || pool.length >= maxIdle ||
@@ -153,12 +184,13 @@ export function createHttp1Client(
     // connection at once, rather than find out when a request that cannot be sent
     // again (a streamed body) goes out on it. Bytes that come unasked (a 408) also
     // end it.
-    connection.reader.watch().then(() => {
+    connection.reader.watch().then((bytes) => {
       if (!connection.idle) return;
       connection.idle = false;
       const at = pool.indexOf(connection);
       if (at >= 0) pool.splice(at, 1);
       closeQuietly(connection.conn);
+      if (bytes) purge(host);
     });
   };
 
@@ -182,18 +214,26 @@ export function createHttp1Client(
     const body = inlineBody(init.body ?? null);
     const forward = route.proxy && !route.tunnel ? route.proxy : undefined;
     const head = requestHead(method, url, init.headers, body, forward);
-    const key = route.key;
+    const key = init.partition ? `${route.key}\n${init.partition}` : route.key;
+    const reuse = init.reuse ?? true;
     const open = () =>
       connect(url, route, { signal, caCerts: options.caCerts });
-    const pooled = take(key);
+    const pooled = reuse ? take(key) : undefined;
     const connection = pooled ?? await open();
     const received = connection.reader.received;
-    const pending: PendingRequest = { connection, head, body, method, signal };
+    const pending: PendingRequest = {
+      connection,
+      head,
+      body,
+      method,
+      signal,
+      maxDecodedBytes,
+    };
     let response: UpstreamResponse;
     try {
       response = await send(
         pending,
-        (reusable) => release(key, connection, reusable),
+        (reusable) => release(route.key, key, connection, reuse && reusable),
       );
     } catch (error) {
       // A pooled connection the upstream closed meanwhile: retry once, fresh, when
@@ -207,7 +247,7 @@ export function createHttp1Client(
       try {
         response = await send(
           { ...pending, connection: fresh },
-          (reusable) => release(key, fresh, reusable),
+          (reusable) => release(route.key, key, fresh, reuse && reusable),
         );
       } catch (error) {
         throw socketFailure(error);

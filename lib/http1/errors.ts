@@ -146,6 +146,33 @@ export class ContentDecodingError extends InvalidResponseError {
 }
 
 /**
+ * A coded body (gzip, deflate, br) that decodes to more bytes than the client was
+ * told to take (`maxDecodedBytes`): a decompression bomb, or a body larger than the
+ * user allows. Not an invalid response: the upstream may be right, but it is too
+ * much.
+ *
+ * @example
+ * ```ts
+ * new DecodedTooLargeError("br", 1024).code; // "HTTP1_DECODED_TOO_LARGE"
+ * ```
+ */
+export class DecodedTooLargeError extends TypeError {
+  /** `"HTTP1_DECODED_TOO_LARGE"`. */
+  readonly code = "HTTP1_DECODED_TOO_LARGE";
+  /** The body's coding (`"br"`). */
+  readonly coding: string;
+  /** The bound passed, in bytes. */
+  readonly maxBytes: number;
+  /** Builds the error for a body in `coding` that decoded to over `maxBytes`. */
+  constructor(coding: string, maxBytes: number) {
+    super(`The upstream's ${coding} body decodes to over ${maxBytes} bytes`);
+    this.name = "DecodedTooLargeError";
+    this.coding = coding;
+    this.maxBytes = maxBytes;
+  }
+}
+
+/**
  * The upstream closed the connection before the response ended (before its head
  * was whole, or between chunks). Its code is Node's for a connection that ended
  * without a response ("socket hang up"), which retry logic such as the AWS SDK's

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { BodyTooLargeError, boundedBytes } from "../bounded_body.ts";
 import {
   fetchUpstream,
   type Upstream,
@@ -21,7 +22,19 @@ export interface ExchangeInit {
   signal?: AbortSignal | null;
   /** Drop the response's body instead of reading it (`body` is then empty). */
   discardBody?: boolean;
+  /**
+   * Bound on the response body's bytes (decoded): past it the request fails with
+   * a `BodyTooLargeError` (`lib/bounded_body.ts`) and the body is cancelled.
+   * @default MAX_EXCHANGED_BYTES
+   */
+  maxBodyBytes?: number;
 }
+
+/**
+ * The default bound on a whole response's body: 64 MiB, over ten times an SQS
+ * receive of ten 1 MiB messages; a decompression bomb stops there.
+ */
+export const MAX_EXCHANGED_BYTES = 64 * 1024 * 1024;
 
 /** A whole response: status, header pairs (names in lower case) and body bytes. */
 export interface Exchanged {
@@ -44,7 +57,8 @@ const NO_BYTES = new Uint8Array(0);
 
 /**
  * Reads an {@linkcode UpstreamResponse}'s body whole (or drops it, with `discard`)
- * into an {@linkcode Exchanged}.
+ * into an {@linkcode Exchanged}; a body over `maxBytes` fails with a
+ * `BodyTooLargeError`.
  *
  * @example
  * ```ts
@@ -62,12 +76,18 @@ const NO_BYTES = new Uint8Array(0);
 export async function wholeResponse(
   response: UpstreamResponse,
   discard = false,
+  maxBytes: number = MAX_EXCHANGED_BYTES,
 ): Promise<Exchanged> {
   let body: Uint8Array = NO_BYTES;
   if (response.body instanceof ReadableStream) {
     if (discard) await response.body.cancel();
-    else body = new Uint8Array(await new Response(response.body).arrayBuffer());
-  } else if (response.body !== null && !discard) body = response.body;
+    else body = await boundedBytes(response.body, maxBytes);
+  } else if (response.body !== null && !discard) {
+    if (response.body.length > maxBytes) {
+      throw new BodyTooLargeError(maxBytes);
+    }
+    body = response.body;
+  }
   return {
     status: response.status,
     statusText: response.statusText,
@@ -100,6 +120,7 @@ export function exchangeOver(upstream: Upstream): Exchange {
         signal: init.signal,
       }),
       init.discardBody,
+      init.maxBodyBytes,
     );
 }
 

@@ -28,6 +28,19 @@ export interface UpstreamRequest {
    * during the body, the body fails. A deadline is a signal too (`AbortSignal.timeout`).
    */
   signal?: AbortSignal | null;
+  /**
+   * The pooled client shares a connection only between requests of the same
+   * partition (the proxy passes a digest of the client's credentials), so a
+   * response an upstream sends astray reaches no client of another. `fetch`
+   * ignores it. @default ""
+   */
+  partition?: string;
+  /**
+   * `false`: the pooled client sends the request on a new connection and closes it
+   * after the response (for an upstream that cannot be trusted to frame its
+   * responses). `fetch` ignores it. @default true
+   */
+  reuse?: boolean;
 }
 
 /** What an {@linkcode Upstream} responds. */

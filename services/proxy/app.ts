@@ -35,6 +35,7 @@ import { httpMetrics } from "../../lib/metrics/http_metrics.ts";
 import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
 import { readyzResponse } from "../../lib/readyz.ts";
 import { type ProxyMetrics, proxyMetrics } from "./proxy_metrics.ts";
+import { createPrivateHeaders } from "./private_headers.ts";
 
 /** Methods relayed to the upstream. */
 export const RELAYED_METHODS: readonly string[] = [
@@ -75,6 +76,19 @@ export interface ProxyAppOptions {
   now?: () => number;
   /** Longest wait for an upstream's headers, in ms (then 504). @default 30000 */
   timeoutMs?: number;
+  /**
+   * `PROXY_MAX_RESPONSE_BYTES`: bound on the bytes of a body decoded on the way
+   * (then 502, or the response cut short). @default Infinity
+   */
+  maxResponseBytes?: number;
+  /**
+   * `PROXY_PRIVATE_HEADERS`: requests carrying one (or `Authorization`, `Cookie`)
+   * share connections only with requests carrying the same values, and requests
+   * carrying one (or `Cookie`) bypass the cache. @default DEFAULT_PRIVATE_HEADERS
+   */
+  privateHeaders?: readonly string[];
+  /** Routes whose connections are not reused (`PROXY_ROUTE_<NAME>_KEEPALIVE`). */
+  keepAliveOff?: ReadonlySet<string>;
   /** Longest wait on a stalled client, in ms (then 408). @default 10 × timeoutMs */
   clientTimeoutMs?: number;
   /**
@@ -147,6 +161,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   const log = options.additions?.size
     ? additions.log(options.log)
     : options.log;
+  const privateHeaders = createPrivateHeaders(options.privateHeaders);
   const pseudonym = options.pseudonym ??
     `homewire-proxy-${crypto.randomUUID().slice(0, 8)}`;
   const measured = options.metrics && proxyMetrics(options.metrics);
@@ -159,6 +174,9 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     allowOrigin,
     timeoutMs: options.timeoutMs ?? 30_000,
     clientTimeoutMs: options.clientTimeoutMs,
+    maxDecodedBytes: options.maxResponseBytes,
+    partition: (request) => privateHeaders.partition(request.headers),
+    keepAliveOff: options.keepAliveOff,
     via: `1.1 ${pseudonym}`,
     removeHeaders: options.removeHeaders,
   });
@@ -194,6 +212,12 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       headerValue: (request, route, name) =>
         additions.header(additions.of(route.name), request, name),
       events: measured?.cache,
+      // A private header the route replaces is the proxy's, not the client's.
+      isPrivate: (request, route) =>
+        privateHeaders.carried(
+          request.headers,
+          new Set(additions.of(route.name)?.headers.map(([name]) => name)),
+        ),
     })
     : upstream;
   /** Relays `request` within `route` to `target`, with the route's additions. */

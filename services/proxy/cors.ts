@@ -73,16 +73,21 @@ export function setAllowOrigin(headers: Headers, origin: string): void {
 }
 
 /**
- * Whether the proxy sets header `name` (lower case) itself on a relayed response, so
- * the upstream's own is dropped.
+ * Whether header `name` (lower case) of a relayed response is the proxy's alone, so
+ * the upstream's own is dropped: every CORS header (`Access-Control-*`). An
+ * upstream's `Access-Control-Allow-Credentials: true` would let pages of the
+ * allowed origin read responses made with the browser's credentials for the
+ * proxy's host; the proxy's CORS headers are the only ones.
  *
  * @example
  * ```ts
  * setByProxy("access-control-allow-origin"); // true
+ * setByProxy("access-control-allow-credentials"); // true
+ * setByProxy("content-type"); // false
  * ```
  */
 export function setByProxy(name: string): boolean {
-  return name === ALLOW_ORIGIN || name === EXPOSE_HEADERS;
+  return name.startsWith("access-control-");
 }
 
 /**

@@ -32,6 +32,9 @@ import { readRouteRateLimits } from "./route_rate_limits.ts";
 import { headerNames } from "./require_header.ts";
 import { trustedProxies } from "./trusted_proxies.ts";
 import { REMOVED_BY_DEFAULT } from "./_headers.ts";
+import { readRouteKeepAlive } from "./route_keepalive.ts";
+import { createAdditionsApplier } from "./apply_additions.ts";
+import { privateHeaders } from "./private_headers.ts";
 
 /** The `proxy` role descriptor. */
 export const proxyRole = defineRole({
@@ -93,6 +96,16 @@ export const proxyRole = defineRole({
         "Client headers never forwarded, replacing the default list (hop-by-hop headers, Host, Expect and Accept-Encoding never are)",
       default: REMOVED_BY_DEFAULT,
     }),
+    PROXY_MAX_RESPONSE_BYTES: integer({
+      description:
+        "Bound on the bytes a remote's gzip, deflate or br body decodes to (a decompression bomb: 841 bytes of br can decode to 1 GiB); past it, 502 when found within the first MiB, else the answer is cut short",
+      default: 256 * 1024 * 1024,
+      min: 1,
+    }),
+    PROXY_PRIVATE_HEADERS: privateHeaders({
+      description:
+        "Request headers that make an answer one caller's own, besides Authorization and Cookie: answers to requests carrying one (or Cookie) are neither cached nor served from the cache, and callers whose values differ (Authorization and Cookie too) never share a connection to a remote",
+    }),
     ...listenSettings("PROXY", 8002),
     // Upstream requests go out through the outbound proxy.
     ...outboundProxySettings,
@@ -110,12 +123,15 @@ export const proxyRole = defineRole({
       "Requests each client may make to route NAME per window, replacing PROXY_RATE_LIMIT there: 60/1m, or off",
     "PROXY_UPSTREAM_RATE_LIMIT_<NAME>":
       "Requests all clients together may make to route NAME's upstream per window (its quota): 1000/1d; cached responses do not count",
+    "PROXY_ROUTE_<NAME>_KEEPALIVE":
+      "false: every call of route NAME goes on a new connection, closed after its answer (for a remote that cannot be trusted to frame its answers). Default true",
   },
   check(settings, _failed, env) {
     if (settings.PROXY_ROUTES === undefined) return [];
     return [
       ...readRouteAdditions(env, settings.PROXY_ROUTES).problems,
       ...readRouteRateLimits(env, settings.PROXY_ROUTES).problems,
+      ...readRouteKeepAlive(env, settings.PROXY_ROUTES).problems,
     ];
   },
   series: (registry) => {
@@ -134,13 +150,19 @@ export const proxyRole = defineRole({
     );
     const proxy = outboundProxyOf(settings, env);
     if (proxy) log.info(outboundProxyText(proxy));
-    const client = createHttp1Client({ proxy });
+    const client = createHttp1Client({
+      proxy,
+      maxDecodedBytes: settings.PROXY_MAX_RESPONSE_BYTES,
+    });
     const app = createProxyApp({
       routes: settings.PROXY_ROUTES,
       http1: client,
       log,
       allowOrigin: settings.PROXY_ALLOW_ORIGIN,
       timeoutMs: settings.PROXY_TIMEOUT_MS,
+      maxResponseBytes: settings.PROXY_MAX_RESPONSE_BYTES,
+      privateHeaders: settings.PROXY_PRIVATE_HEADERS,
+      keepAliveOff: readRouteKeepAlive(env, settings.PROXY_ROUTES).off,
       additions,
       cacheMs: settings.PROXY_CACHE_MS,
       cacheMaxBytes: settings.PROXY_CACHE_MAX_BYTES,
@@ -161,7 +183,11 @@ export const proxyRole = defineRole({
       server = serveApp(app, {
         ...listenAt("PROXY", settings),
         headers: corsHeaders(fallbackOrigin(settings.PROXY_ALLOW_ORIGIN)),
-        log,
+        // A failed response's error may quote what an upstream echoed of a route's
+        // added values: masked like the app's lines.
+        log: additions.size > 0
+          ? createAdditionsApplier(additions).log(log)
+          : log,
         name: "proxy",
       });
     } catch (error) {

@@ -18,6 +18,8 @@ import { corsHeaders } from "./cors.ts";
 import { proxiedLocation } from "./_location.ts";
 import { isInvalidResponse, upstreamFailureText } from "./_invalid_response.ts";
 import type { Upstream, UpstreamResponse } from "../../lib/http1/upstream.ts";
+import { DecodedTooLargeError } from "../../lib/http1/errors.ts";
+import { boundedBody, READ_AHEAD_BYTES, readAhead } from "./_decoded_limit.ts";
 import type { ProxyRoute } from "./routes.ts";
 import { statusOutcome, type UpstreamOutcome } from "./proxy_metrics.ts";
 
@@ -67,6 +69,22 @@ export interface RelayOptions {
     outcome: UpstreamOutcome,
     seconds: number,
   ) => void;
+  /**
+   * Bound on the bytes of a body decoded on the way (gzip, deflate, br):
+   * `PROXY_MAX_RESPONSE_BYTES`. One found over it within the first MiB is a 502;
+   * later, the response is cut short. @default Infinity
+   */
+  maxDecodedBytes?: number;
+  /**
+   * The connection partition of a request (`private_headers.ts`): connections to
+   * the upstream are shared only within one. @default none: all share
+   */
+  partition?: (request: Request) => string;
+  /**
+   * Routes whose connections are not reused (`PROXY_ROUTE_<NAME>_KEEPALIVE=false`).
+   * @default none
+   */
+  keepAliveOff?: ReadonlySet<string>;
 }
 
 /** What a route changes in the headers of its relayed calls, both ways. */
@@ -133,6 +151,9 @@ export function createRelay(options: RelayOptions): Relay {
   );
   const deadlines = createDeadlines(timeoutMs);
   const removed = notForwarded(options.removeHeaders);
+  const maxDecodedBytes = options.maxDecodedBytes ?? Infinity;
+  const tooLarge = (route: ProxyRoute, error: DecodedTooLargeError) =>
+    `The upstream of route "${route.name}" sent a ${error.coding} body that decodes to over ${error.maxBytes} bytes (PROXY_MAX_RESPONSE_BYTES)`;
 
   const onUpstream = options.onUpstream;
   return async function relay(request, route, target, additions) {
@@ -143,6 +164,8 @@ export function createRelay(options: RelayOptions): Relay {
     let phase: "head" | "body" | "done" = "head";
     // Whose turn it is: the upstream's time-out or the client's runs.
     let turn: "upstream" | "client" = "upstream";
+    // Whether the body is read before the response's head goes out.
+    let readingAhead = false;
     const deadline = deadlines.start(() => {
       if (turn === "client") {
         // A WARNING: when the response is cut, Deno prints the stream's error after it.
@@ -176,12 +199,20 @@ export function createRelay(options: RelayOptions): Relay {
       if (
         phase === "body" && error !== undefined && !controller.signal.aborted
       ) {
-        const what = isInvalidResponse(error)
-          ? "sent an invalid HTTP response body (cut short)"
-          : "broke off its answer";
-        log.warn(
-          `Remote of route "${route.name}" ${what}: ${errorText(error)}`,
-        );
+        if (error instanceof DecodedTooLargeError) {
+          log.warn(
+            `${tooLarge(route, error)}: ${readingAhead ? "502" : "cut short"}`,
+          );
+        } else {
+          const what = isInvalidResponse(error)
+            ? `sent an invalid HTTP response body (${
+              readingAhead ? "502" : "cut short"
+            })`
+            : "broke off its answer";
+          log.warn(
+            `Remote of route "${route.name}" ${what}: ${errorText(error)}`,
+          );
+        }
       }
       phase = "done";
       deadline.done();
@@ -215,6 +246,8 @@ export function createRelay(options: RelayOptions): Relay {
         headers: additions ? additions.request(sent) : sent,
         body,
         signal: controller.signal,
+        partition: options.partition?.(request),
+        reuse: !options.keepAliveOff?.has(route.name),
       });
     } catch (error) {
       bodyRead("end");
@@ -268,7 +301,38 @@ export function createRelay(options: RelayOptions): Relay {
     if (responseBody instanceof ReadableStream) {
       // The client's turn until the server asks for the first part.
       clientTurn();
+      const coding = upstream.decoded
+        ? upstream.headers.find(([name]) => name === "content-encoding")?.[1]
+          .trim().toLowerCase()
+        : undefined;
+      if (coding !== undefined && maxDecodedBytes < Infinity) {
+        responseBody = boundedBody(responseBody, coding, maxDecodedBytes);
+      }
       responseBody = watched(responseBody, bodyRead, controller.signal);
+      if (coding !== undefined) {
+        // A decompression bomb is found early: a 502, not a response cut short.
+        try {
+          readingAhead = true;
+          responseBody = await readAhead(responseBody, READ_AHEAD_BYTES);
+          readingAhead = false;
+        } catch (error) {
+          if (error instanceof DecodedTooLargeError) {
+            return fail(502, tooLarge(route, error), additions);
+          }
+          if (controller.signal.reason === timedOut) {
+            return fail(
+              504,
+              `Remote of route "${route.name}" did not answer within ${timeoutMs} ms`,
+              additions,
+            );
+          }
+          return fail(
+            502,
+            `Remote of route "${route.name}" ${upstreamFailureText(error)}`,
+            additions,
+          );
+        }
+      }
     } else bodyRead("end");
     return new Response(responseBody, {
       status: upstream.status,

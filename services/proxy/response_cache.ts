@@ -44,6 +44,12 @@ export interface ResponseCacheOptions {
   ) => string | null;
   /** Told of hits, misses and the bytes held (the proxy's metrics). @default none */
   events?: CacheEvents;
+  /**
+   * Whether `request` is one client's own (it carries `Cookie` or a header of
+   * `PROXY_PRIVATE_HEADERS`): its response is neither stored nor served from the
+   * cache. @default none is
+   */
+  isPrivate?: (request: Request, route: ProxyRoute) => boolean;
 }
 
 const X_CACHE = "x-cache";
@@ -204,6 +210,10 @@ export function createResponseCache(
     const primary = `${route.name} ${
       typeof target === "string" ? target : target.href
     }`;
+    if (request.method === "GET" && options.isPrivate?.(request, route)) {
+      const response = await call(request, route, target);
+      return marked(response, "BYPASS", response.headers.get("age") ?? "0");
+    }
     if (request.method !== "GET") {
       const response = await call(request, route, target);
       if (request.method !== "HEAD" && response.status < 400) {

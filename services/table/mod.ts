@@ -20,6 +20,7 @@ import {
   boolean,
   durationMs,
   headerSecret,
+  integer,
   url,
 } from "../../lib/setting_kinds.ts";
 import { createTableApp } from "./app.ts";
@@ -39,6 +40,12 @@ export const tableSettings = {
   TABLE_OPEN_BROWSER: boolean({
     description: "Open the page in a browser at start",
     default: true,
+  }),
+  TABLE_SOURCE_MAX_BYTES: integer({
+    description:
+      "Bound on the bytes of the data API's reply, decoded (a few hundred bytes of br can decode to 1 GiB); past it the table shows an error",
+    default: 64 * 1024 * 1024,
+    min: 1,
   }),
   TABLE_REFRESH_MS: refine(
     durationMs({
@@ -70,6 +77,7 @@ export function startTable(
   const source = createTableSource({
     apiUrl: settings.API_URL,
     apiKey: settings.API_KEY,
+    maxBytes: settings.TABLE_SOURCE_MAX_BYTES,
   });
   const loadTable = metrics ? countedSource(source, metrics) : source;
   const app = createTableApp({

@@ -3,6 +3,11 @@
  *
  * @module
  */
+import {
+  BodyTooLargeError,
+  boundedBytes,
+  responseBytes,
+} from "../../lib/bounded_body.ts";
 import { errorText } from "../../lib/log.ts";
 import { TableFetchError } from "./table_fetch_error.ts";
 import { type Table, toTable } from "./to_table.ts";
@@ -17,7 +22,15 @@ export interface TableSourceOptions {
   fetch?: typeof fetch;
   /** Longest wait for the reply. @default 15000 */
   timeoutMs?: number;
+  /**
+   * Bound on the bytes of the reply's body, decoded (`TABLE_SOURCE_MAX_BYTES`):
+   * past it, the load fails. @default 64 MiB
+   */
+  maxBytes?: number;
 }
+
+/** Bytes of an error reply read for its message. */
+const ERROR_BODY_BYTES = 64 * 1024;
 
 /** The API URL without credentials or query (which could hold a key), for messages. */
 function shownUrl(apiUrl: string): string {
@@ -30,9 +43,10 @@ function shownUrl(apiUrl: string): string {
 }
 
 async function serverMessage(response: Response): Promise<string> {
-  const text = await response.text().catch(() => "");
+  const bytes = await boundedBytes(response.body, ERROR_BODY_BYTES)
+    .catch(() => new Uint8Array(0));
   try {
-    const body = JSON.parse(text);
+    const body = JSON.parse(new TextDecoder().decode(bytes));
     if (typeof body?.message === "string") {
       return `: ${body.message.slice(0, 200)}`;
     }
@@ -46,7 +60,8 @@ async function serverMessage(response: Response): Promise<string> {
  * Returns a function that fetches the data API and applies the reply rules.
  *
  * @throws {TableFetchError} when the API cannot be reached, times out, answers an HTTP
- * error status (the message contains the numeric code) or a body that is not JSON.
+ * error status (the message contains the numeric code), a body over `maxBytes` or
+ * one that is not JSON.
  * @example
  * ```ts
  * const loadTable = createTableSource({
@@ -61,15 +76,19 @@ export function createTableSource(
 ): () => Promise<Table> {
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 15_000;
+  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   const where = `"${shownUrl(options.apiUrl)}"`;
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
     "Accept": "application/json",
+    // Deno's fetch decodes the codings it asked for without a bound on what it holds;
+    // asked for none, it passes a coded body as it came, decoded here in bounded parts.
+    "Accept-Encoding": "identity",
   };
   if (options.apiKey) headers["Authorization"] = `Bearer ${options.apiKey}`;
   return async () => {
     let response: Response;
-    let bytes: ArrayBuffer;
+    let bytes: Uint8Array<ArrayBuffer>;
     try {
       response = await doFetch(options.apiUrl, {
         headers,
@@ -82,9 +101,15 @@ export function createTableSource(
           { status: response.status },
         );
       }
-      bytes = await response.arrayBuffer();
+      bytes = await responseBytes(response, maxBytes);
     } catch (error) {
       if (error instanceof TableFetchError) throw error;
+      if (error instanceof BodyTooLargeError) {
+        throw new TableFetchError(
+          `The data API at ${where} answered a body over ${maxBytes} bytes (TABLE_SOURCE_MAX_BYTES)`,
+          { status: response!.status, cause: error },
+        );
+      }
       const timedOut = error instanceof DOMException &&
         error.name === "TimeoutError";
       throw new TableFetchError(

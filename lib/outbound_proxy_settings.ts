@@ -14,7 +14,12 @@ import {
 import { custom, type Env, optional, type SettingsOf } from "./settings.ts";
 
 const proxyUrl = (description: string) =>
-  optional(custom({ description, secret: true }, parseProxyUrl));
+  optional(
+    custom(
+      { description, secret: true, secretPart: "credentials" },
+      parseProxyUrl,
+    ),
+  );
 const noProxy = (description: string) =>
   optional(custom({ description }, parseNoProxy));
 

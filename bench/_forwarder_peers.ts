@@ -21,7 +21,7 @@ import {
 import { createHttp1Client } from "../lib/http1/client.ts";
 import { exchangeOver } from "../lib/http1/exchange.ts";
 import { createSqsClient } from "../services/forwarder/sqs_client.ts";
-import { createMemoryLog } from "../lib/testing.ts";
+import { createMemoryLog } from "../lib/_test_memory_log.ts";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

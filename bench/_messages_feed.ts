@@ -19,7 +19,7 @@ import {
   spawnDeno,
   waitForHttp,
 } from "./_runner.ts";
-import { findPostgresBin, startPostgres } from "../tests/_postgres.ts";
+import { findPostgresBin, startPostgres } from "../tests/_test_postgres.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const MAIN = `${ROOT}main.ts`;

@@ -138,7 +138,7 @@ export function spawnDeno(
   ], options);
 }
 
-export { freePort, waitForHttp } from "../tests/_helpers.ts";
+export { freePort, waitForHttp } from "../tests/_test_helpers.ts";
 
 /** Result of an HTTP load run. */
 export interface LoadResult {

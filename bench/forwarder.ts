@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { startFauxqs } from "../tests/_fauxqs.ts";
+import { startFauxqs } from "../tests/_test_fauxqs.ts";
 import {
   type BenchProcess,
   freePort,

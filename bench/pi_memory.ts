@@ -20,14 +20,14 @@
  *
  * @module
  */
-import { startStore } from "../services/collector/_store_stand_in.ts";
-import { startWeatherStandIn } from "../services/collector/_weather_stand_in.ts";
+import { startStore } from "../services/collector/_test_store.ts";
+import { startWeatherStandIn } from "../services/collector/_test_weather.ts";
 import {
   listeningUrl,
   type MainProcess,
   makeFakeIio,
   startMain,
-} from "../tests/_helpers.ts";
+} from "../tests/_test_helpers.ts";
 
 /** The V8 flag sets compared, by label. */
 export const FLAG_SETS: Record<string, string> = {

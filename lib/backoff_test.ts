@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { withFakeClock } from "../tests/_fake_clock.ts";
+import { withFakeClock } from "../tests/_test_clock.ts";
 import { backoffDelay, sleep } from "./backoff.ts";
 
 Deno.test("backoffDelay() doubles from 1 s and caps at 60 s, with jitter in the upper half", () => {

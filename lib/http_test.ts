@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { HTTPException } from "hono/http-exception";
 import { createHttpApp } from "./http.ts";
-import { createMemoryLog } from "./testing.ts";
+import { createMemoryLog } from "./_test_memory_log.ts";
 
 Deno.test("createHttpApp()", async (t) => {
   const log = createMemoryLog();

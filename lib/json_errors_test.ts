@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { jsonErrors } from "./json_errors.ts";
-import { createMemoryLog } from "./testing.ts";
+import { createMemoryLog } from "./_test_memory_log.ts";
 
 Deno.test("jsonErrors()", async (t) => {
   const log = createMemoryLog();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { errorText } from "./log.ts";
-import { createMemoryLog } from "./testing.ts";
+import { createMemoryLog } from "./_test_memory_log.ts";
 
 Deno.test("errorText() follows the cause chain without repeating a message", () => {
   const root = new Error("Connection refused");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createHttpApp } from "./http.ts";
 import { listenAt, reachableHost, serveApp } from "./serve.ts";
-import { createMemoryLog } from "./testing.ts";
+import { createMemoryLog } from "./_test_memory_log.ts";
 
 Deno.test("serveApp() finishes in-flight requests before stopping", async () => {
   const log = createMemoryLog();

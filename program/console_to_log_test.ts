@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../lib/testing.ts";
+import { createMemoryLog } from "../lib/_test_memory_log.ts";
 import { type ConsoleLike, routeConsoleToLog } from "./console_to_log.ts";
 
 Deno.test("routeConsoleToLog() sends console output to the log, errors without their stack", () => {

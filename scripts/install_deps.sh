@@ -134,7 +134,7 @@ fi
 # Debian's amd64 kernel for the kernel suites, unpacked with dpkg-deb into
 # .cache/kernel/amd64/<release>/ (boot/vmlinuz-<release> and lib/modules/<release>/ with
 # its depmod index) and never installed on this machine: the release is the one
-# linux-image-amd64 depends on today; tests/_qemu_guest.ts takes the newest laid here.
+# linux-image-amd64 depends on today; tests/_test_qemu_guest.ts takes the newest laid here.
 kernel_root="$repo/.cache/kernel/amd64"
 kernel_release() {
   apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: linux-image-\([0-9].*-amd64\)$/\1/p' | head -n 1

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { createMemoryLog } from "../lib/testing.ts";
+import { createMemoryLog } from "../lib/_test_memory_log.ts";
 import { createClientKey } from "../services/proxy/_client_address.ts";
 import { createRateLimitGuard } from "../services/proxy/rate_limit_guard.ts";
 import { parseRateLimit } from "../services/proxy/rate_limit.ts";

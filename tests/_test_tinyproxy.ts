@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { freePort, requireBinary } from "./_helpers.ts";
+import { freePort, requireBinary } from "./_test_helpers.ts";
 
 /** The `tinyproxy` binary, or the skip when it is absent (failing when CI=true). */
 export const TINYPROXY = requireBinary("tinyproxy", ["/usr/bin/tinyproxy"]);

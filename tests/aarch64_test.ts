@@ -14,15 +14,15 @@ import { linuxHasNoAdapter } from "../drivers/ble/_adapter_state.ts";
 import {
   CURRENT_REPLY,
   startWeatherStandIn,
-} from "../services/collector/_weather_stand_in.ts";
+} from "../services/collector/_test_weather.ts";
 import {
   listeningUrl,
   type MainProcess,
   makeFakeIio,
   requireBinary,
   startMain,
-} from "./_helpers.ts";
-import { startInfluxd } from "./_influxd.ts";
+} from "./_test_helpers.ts";
+import { startInfluxd } from "./_test_influxd.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const SYSROOT = "/usr/aarch64-linux-gnu";

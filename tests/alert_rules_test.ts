@@ -6,7 +6,7 @@
  * `promtool check config` and `amtool check-config`.
  */
 import assert from "node:assert/strict";
-import { requireBinary } from "./_helpers.ts";
+import { requireBinary } from "./_test_helpers.ts";
 
 const RULES = new URL("../deploy/homewire.rules.yml", import.meta.url)
   .pathname;

@@ -5,15 +5,15 @@
  * next start, once each, with their original times.
  */
 import assert from "node:assert/strict";
-import { startWeatherStandIn } from "../services/collector/_weather_stand_in.ts";
+import { startWeatherStandIn } from "../services/collector/_test_weather.ts";
 import {
   freePort,
   type MainProcess,
   makeFakeIio,
   requireBinary,
   startMain,
-} from "./_helpers.ts";
-import { startInfluxd } from "./_influxd.ts";
+} from "./_test_helpers.ts";
+import { startInfluxd } from "./_test_influxd.ts";
 
 const influxd = requireBinary("influxd", ["/usr/bin/influxd"]);
 

@@ -3,9 +3,9 @@
  * its field types, the store paused during a pass, and a batch the store refuses.
  */
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../lib/testing.ts";
+import { createMemoryLog } from "../lib/_test_memory_log.ts";
 import { parseSettings } from "../lib/settings.ts";
-import { startWeatherStandIn } from "../services/collector/_weather_stand_in.ts";
+import { startWeatherStandIn } from "../services/collector/_test_weather.ts";
 import { collectorSettings } from "../services/collector/settings.ts";
 import {
   type CollectorDependencies,
@@ -14,8 +14,8 @@ import {
 import { createLineSender } from "../services/collector/line_sender.ts";
 import { tsdbTarget } from "../services/collector/tsdb_target.ts";
 import { createTsdbWriter } from "../services/collector/tsdb_writer.ts";
-import { requireBinary } from "./_helpers.ts";
-import { type Influxd, startInfluxd } from "./_influxd.ts";
+import { requireBinary } from "./_test_helpers.ts";
+import { type Influxd, startInfluxd } from "./_test_influxd.ts";
 
 const influxd = requireBinary("influxd", ["/usr/bin/influxd"]);
 

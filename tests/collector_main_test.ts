@@ -3,13 +3,13 @@
  * InfluxDB 1.x with pressure from a fake IIO tree and the weather from a stand-in.
  */
 import assert from "node:assert/strict";
-import { startStore } from "../services/collector/_store_stand_in.ts";
+import { startStore } from "../services/collector/_test_store.ts";
 import {
   FORECAST_REPLY,
   startWeatherStandIn,
-} from "../services/collector/_weather_stand_in.ts";
-import { makeFakeIio, requireBinary, startMain } from "./_helpers.ts";
-import { startInfluxd } from "./_influxd.ts";
+} from "../services/collector/_test_weather.ts";
+import { makeFakeIio, requireBinary, startMain } from "./_test_helpers.ts";
+import { startInfluxd } from "./_test_influxd.ts";
 
 const influxd = requireBinary("influxd", ["/usr/bin/influxd"]);
 

@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import mqtt from "mqtt";
-import { startWeatherStandIn } from "../services/collector/_weather_stand_in.ts";
-import { makeFakeIio, requireBinary, startMain } from "./_helpers.ts";
-import { startInfluxd } from "./_influxd.ts";
-import { startMosquitto } from "./_mosquitto.ts";
+import { startWeatherStandIn } from "../services/collector/_test_weather.ts";
+import { makeFakeIio, requireBinary, startMain } from "./_test_helpers.ts";
+import { startInfluxd } from "./_test_influxd.ts";
+import { startMosquitto } from "./_test_mosquitto.ts";
 
 const influxd = requireBinary("influxd", ["/usr/bin/influxd"]);
 const mosquitto = requireBinary("mosquitto", ["/usr/sbin/mosquitto"]);

@@ -5,11 +5,15 @@
  * they arrive once the store takes them (InfluxDB 1.x and VictoriaMetrics).
  */
 import assert from "node:assert/strict";
-import { startStore } from "../services/collector/_store_stand_in.ts";
-import { startWeatherStandIn } from "../services/collector/_weather_stand_in.ts";
-import { makeFakeIio, requireBinary, startMain } from "./_helpers.ts";
-import { type Influxd, type InfluxdOptions, startInfluxd } from "./_influxd.ts";
-import { startVictoria, type VictoriaOptions } from "./_victoria.ts";
+import { startStore } from "../services/collector/_test_store.ts";
+import { startWeatherStandIn } from "../services/collector/_test_weather.ts";
+import { makeFakeIio, requireBinary, startMain } from "./_test_helpers.ts";
+import {
+  type Influxd,
+  type InfluxdOptions,
+  startInfluxd,
+} from "./_test_influxd.ts";
+import { startVictoria, type VictoriaOptions } from "./_test_victoria.ts";
 
 const influxd = requireBinary("influxd", ["/usr/bin/influxd"]);
 const victoria = requireBinary("victoria-metrics", [

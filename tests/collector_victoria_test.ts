@@ -4,16 +4,16 @@
  * refuse.
  */
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../lib/testing.ts";
+import { createMemoryLog } from "../lib/_test_memory_log.ts";
 import { parseSettings } from "../lib/settings.ts";
-import { startWeatherStandIn } from "../services/collector/_weather_stand_in.ts";
+import { startWeatherStandIn } from "../services/collector/_test_weather.ts";
 import { collectorSettings } from "../services/collector/settings.ts";
 import { startCollector } from "../services/collector/start_collector.ts";
 import { createLineSender } from "../services/collector/line_sender.ts";
 import { tsdbTarget } from "../services/collector/tsdb_target.ts";
 import { createTsdbWriter } from "../services/collector/tsdb_writer.ts";
-import { requireBinary } from "./_helpers.ts";
-import { startVictoria } from "./_victoria.ts";
+import { requireBinary } from "./_test_helpers.ts";
+import { startVictoria } from "./_test_victoria.ts";
 
 const victoria = requireBinary("victoria-metrics", [
   "/usr/bin/victoria-metrics",

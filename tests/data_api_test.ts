@@ -2,7 +2,7 @@
  * The `data-api` role through `main.ts`, as a user starts it.
  */
 import assert from "node:assert/strict";
-import { startMain } from "./_helpers.ts";
+import { startMain } from "./_test_helpers.ts";
 
 const TOKEN = "subprocess-token-0123";
 

@@ -2,7 +2,7 @@
  * `deno task start` with no role: the zero-configuration demo set.
  */
 import assert from "node:assert/strict";
-import { freePort, startMain, waitForHttp } from "./_helpers.ts";
+import { freePort, startMain, waitForHttp } from "./_test_helpers.ts";
 
 Deno.test("the demo set runs messages, data-api and table wired together", async () => {
   const [messages, dataApi, table] = [freePort(), freePort(), freePort()];

@@ -12,7 +12,7 @@ import {
   listeningUrl,
   requireBinary,
   startMain,
-} from "./_helpers.ts";
+} from "./_test_helpers.ts";
 
 const DEPLOY = new URL("../deploy/", import.meta.url);
 const ROOT = new URL("..", import.meta.url).pathname;

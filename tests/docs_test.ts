@@ -9,7 +9,7 @@ import { settingsBlock } from "../program/settings_docs.ts";
 import { loadEnv } from "../program/env_file.ts";
 import { expectedFiles, SERIES_PAGE, SETTINGS_PAGES } from "../scripts/docs.ts";
 import { SERIES_BEGIN, SERIES_END } from "../program/series_docs.ts";
-import { headingAnchors, markdownLinks } from "./_markdown.ts";
+import { headingAnchors, markdownLinks } from "./_test_markdown.ts";
 
 const root = new URL("../", import.meta.url);
 const RUN = "run `deno task docs` and commit what it writes";

@@ -3,7 +3,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { freePort, makeFakeIio, startMain, waitForHttp } from "./_helpers.ts";
+import {
+  freePort,
+  makeFakeIio,
+  startMain,
+  waitForHttp,
+} from "./_test_helpers.ts";
 
 const ROLE_NAMES = [
   "forwarder",

@@ -4,9 +4,9 @@
  * is still posted and deleted.
  */
 import assert from "node:assert/strict";
-import { startScriptedServer } from "../lib/http1/_testing.ts";
-import { startFauxqs } from "./_fauxqs.ts";
-import { startMain } from "./_helpers.ts";
+import { startScriptedServer } from "../lib/http1/_test_helpers.ts";
+import { startFauxqs } from "./_test_fauxqs.ts";
+import { startMain } from "./_test_helpers.ts";
 
 /** The endpoint's answer to each message body, broken in one way each. */
 const BROKEN: Record<string, string[]> = {

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { startSink } from "../services/forwarder/_test_sink.ts";
-import { startFauxqs } from "./_fauxqs.ts";
-import { freePort, startMain } from "./_helpers.ts";
+import { startFauxqs } from "./_test_fauxqs.ts";
+import { freePort, startMain } from "./_test_helpers.ts";
 
 const TOKEN = "Bearer s3cr3t-token";
 const LINE =

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { startSink } from "../services/forwarder/_test_sink.ts";
-import { startFauxqs } from "./_fauxqs.ts";
-import { startMain } from "./_helpers.ts";
+import { startFauxqs } from "./_test_fauxqs.ts";
+import { startMain } from "./_test_helpers.ts";
 
 async function until(check: () => Promise<boolean>, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;

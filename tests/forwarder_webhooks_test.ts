@@ -14,8 +14,8 @@ import {
   type SinkRequest,
   startSink,
 } from "../services/forwarder/_test_sink.ts";
-import { startFauxqs } from "./_fauxqs.ts";
-import { freePort, startMain } from "./_helpers.ts";
+import { startFauxqs } from "./_test_fauxqs.ts";
+import { freePort, startMain } from "./_test_helpers.ts";
 
 const TOKEN = "Bearer s3cr3t-token";
 /** A 24-byte Standard Webhooks secret. */

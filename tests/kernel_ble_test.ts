@@ -1,5 +1,5 @@
 /**
- * BLE thermometers on a real Linux kernel's Bluetooth stack (tests/_qemu_guest.ts):
+ * BLE thermometers on a real Linux kernel's Bluetooth stack (tests/_test_qemu_guest.ts):
  * `btvirt` (bluez-test-tools) makes six LE controllers on one virtual air through
  * `hci_vhci`; four advertise the pvvx, atc1441, BTHome and BeeWi frames from their own
  * addresses (`btmgmt add-adv -c`), and `main.ts` scans with noble's raw HCI socket on
@@ -13,8 +13,12 @@
  * failing under CI=true.
  */
 import assert from "node:assert/strict";
-import { guestPrelude, guestResult, storedLines } from "./_guest_script.ts";
-import { guestAvailability, runGuest } from "./_qemu_guest.ts";
+import {
+  guestPrelude,
+  guestResult,
+  storedLines,
+} from "./_test_guest_script.ts";
+import { guestAvailability, runGuest } from "./_test_qemu_guest.ts";
 
 const available = guestAvailability("kernel BLE suite", {
   tools: ["btvirt", "btmgmt", "setpriv", "script"],
@@ -105,7 +109,7 @@ spawn homewire powered-off ${store} TSDB_DATABASE=powered_off NOBLE_HCI_DEVICE_I
 wait_batch
 step descriptors
 for mode in bluetooth stopped; do
-  (cd /tmp && NOBLE_HCI_DEVICE_ID=0 timeout 120 deno run -A --cached-only --v8-flags=--expose-gc "$REPO/tests/_guest_hci_descriptor.ts" "$mode" 2>&1 | sed 's/^/@@/' | grep '^@@descriptors' || echo "@@descriptors $mode: no verdict")
+  (cd /tmp && NOBLE_HCI_DEVICE_ID=0 timeout 120 deno run -A --cached-only --v8-flags=--expose-gc "$REPO/tests/_test_guest_hci_descriptor.ts" "$mode" 2>&1 | sed 's/^/@@/' | grep '^@@descriptors' || echo "@@descriptors $mode: no verdict")
 done
 step bluetoothd
 # As on Raspberry Pi OS: the system bus and bluetoothd own the controllers too.

@@ -1,5 +1,5 @@
 /**
- * A power cut on a real Linux kernel (tests/_qemu_guest.ts): `TSDB_BUFFER_PATH` is on
+ * A power cut on a real Linux kernel (tests/_test_qemu_guest.ts): `TSDB_BUFFER_PATH` is on
  * an ext4 file system on a virtio disk (an image made here with mkfs.ext4). With the
  * store down, `collector --once` passes keep their points in the buffer; qemu is
  * killed with SIGKILL the moment the second pass logs its point, while it retries the
@@ -11,8 +11,8 @@
  * is missing, failing under CI=true.
  */
 import assert from "node:assert/strict";
-import { guestPrelude, storedLines } from "./_guest_script.ts";
-import { guestAvailability, runGuest } from "./_qemu_guest.ts";
+import { guestPrelude, storedLines } from "./_test_guest_script.ts";
+import { guestAvailability, runGuest } from "./_test_qemu_guest.ts";
 
 const available = guestAvailability("kernel power cut suite", {
   tools: ["mkfs.ext4"],

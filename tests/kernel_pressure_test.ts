@@ -1,5 +1,5 @@
 /**
- * Pressure on a real Linux kernel (tests/_qemu_guest.ts): the kernel's `i2c-stub`
+ * Pressure on a real Linux kernel (tests/_test_qemu_guest.ts): the kernel's `i2c-stub`
  * emulates a BMP280 at 0x77 (the datasheet's worked example) and an LPS25H at 0x5c on
  * `/dev/i2c-0`. `main.ts collector --once` reads them with homewire's own drivers
  * (`PRESSURE_SENSOR=i2c:...`, SMBus transfers through the `/dev/i2c-0` ioctls), then
@@ -18,8 +18,12 @@ import {
   calibrationBytes,
   DATASHEET,
 } from "../drivers/pressure/_test_bmp280_datasheet.ts";
-import { guestPrelude, guestResult, storedLines } from "./_guest_script.ts";
-import { guestAvailability, runGuest } from "./_qemu_guest.ts";
+import {
+  guestPrelude,
+  guestResult,
+  storedLines,
+} from "./_test_guest_script.ts";
+import { guestAvailability, runGuest } from "./_test_qemu_guest.ts";
 
 const available = guestAvailability("kernel pressure suite", {
   tools: ["i2cset", "i2cget"],

@@ -1,5 +1,5 @@
 /**
- * The collector's systemd unit on a real Linux kernel (tests/_qemu_guest.ts) with
+ * The collector's systemd unit on a real Linux kernel (tests/_test_qemu_guest.ts) with
  * systemd as PID 1: `deploy/homewire-deno@.service` installed as docs/deploy.md and the
  * unit file's header say (the `homewire` user, `/etc/homewire/collector.env`, a drop-in
  * with `SupplementaryGroups=i2c` and, in the second run, the Bluetooth capabilities).
@@ -19,8 +19,8 @@ import {
   calibrationBytes,
   DATASHEET,
 } from "../drivers/pressure/_test_bmp280_datasheet.ts";
-import { guestPrelude } from "./_guest_script.ts";
-import { guestAvailability, runGuest } from "./_qemu_guest.ts";
+import { guestPrelude } from "./_test_guest_script.ts";
+import { guestAvailability, runGuest } from "./_test_qemu_guest.ts";
 
 const available = guestAvailability("kernel unit suite", {
   tools: ["i2cset", "btvirt", "btmgmt", "script", "systemctl", "useradd"],

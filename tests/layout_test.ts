@@ -8,8 +8,8 @@
  * - `clients/gzaas/` imports nothing outside its folder (it is published alone);
  * - `program/` and `main.ts` import no test or benchmark code;
  * - production modules import no test helper, and a module only tests use is
- *   named as a test helper (`testing.ts`, `_testing.ts`, `_fake_*.ts`,
- *   `_test_*.ts`, `_*_stand_in.ts`, or under `tests/`);
+ *   a test (`*_test.ts`) or a test helper, named `_test_<what>.ts` wherever it
+ *   lives (`tests/` included): one convention, no other;
  * - a test file's name appears once in `tests/` and nowhere else;
  * - no import cycle between files (type-only imports count too): imports run
  *   one way, as in undici's `client-h1`, which is handed its client.
@@ -71,8 +71,8 @@ function resolve(from: string, specifier: string): string {
   return parts.join("/");
 }
 
-const TEST_HELPER =
-  /(^tests\/|(^|\/)(testing|_testing|_fake_\w+|_test_\w+|_\w+_stand_in)\.ts$)/;
+/** The one name of a test helper: `_test_<what>.ts`, in any folder. */
+const TEST_HELPER = /(^|\/)_test_\w+\.ts$/;
 const isTest = (path: string) => path.endsWith("_test.ts");
 const isTestCode = (path: string) =>
   isTest(path) || TEST_HELPER.test(path) || path.startsWith("bench/");
@@ -264,11 +264,11 @@ Deno.test("breach() names what the rules refuse and lets the rest pass", () => {
     ["services/reader/mod.ts", "drivers/ble/scanner.ts", true],
     ["services/reader/mod.ts", "services/collector/sample.ts", false],
     ["services/reader/mod.ts", "program/cli.ts", false],
-    ["services/reader/mod.ts", "lib/testing.ts", false],
-    ["services/reader/start_reader_test.ts", "lib/testing.ts", true],
+    ["services/reader/mod.ts", "lib/_test_memory_log.ts", false],
+    ["services/reader/start_reader_test.ts", "lib/_test_memory_log.ts", true],
     ["clients/gzaas/gzaas.ts", "lib/log.ts", false],
     ["program/roles.ts", "services/reader/mod.ts", true],
-    ["main.ts", "tests/_helpers.ts", false],
+    ["main.ts", "tests/_test_helpers.ts", false],
     ["tests/messages_test.ts", "services/messages/app.ts", true],
   ];
   for (const [from, to, allowed] of cases) {

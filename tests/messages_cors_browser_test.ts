@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import puppeteer, { type Browser } from "puppeteer-core";
-import { freePort, requireBinary, startMain } from "./_helpers.ts";
+import { freePort, requireBinary, startMain } from "./_test_helpers.ts";
 
 const chromium = requireBinary("chromium", ["/usr/bin/chromium"]);
 const TOKEN = "browser-write-token-3a9c";

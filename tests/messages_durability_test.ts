@@ -3,7 +3,7 @@
  * kill -9, and ids stay distinct under concurrent creates.
  */
 import assert from "node:assert/strict";
-import { type MainProcess, startMain } from "./_helpers.ts";
+import { type MainProcess, startMain } from "./_test_helpers.ts";
 
 const PATH = "/api/message/resource";
 

@@ -6,8 +6,8 @@
  * subscriber exactly once across a kill -9.
  */
 import assert from "node:assert/strict";
-import { type MainProcess, startMain } from "./_helpers.ts";
-import { requirePostgres, startPostgres } from "./_postgres.ts";
+import { type MainProcess, startMain } from "./_test_helpers.ts";
+import { requirePostgres, startPostgres } from "./_test_postgres.ts";
 import {
   type EventReader,
   readEvents,

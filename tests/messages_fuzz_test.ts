@@ -4,7 +4,7 @@
  * unnormalised. The server must never respond 5xx nor die.
  */
 import assert from "node:assert/strict";
-import { startMain } from "./_helpers.ts";
+import { startMain } from "./_test_helpers.ts";
 
 const PATH = "/api/message/resource";
 const COUNT = 400;

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { createMessagesApp } from "../services/messages/app.ts";
 import { openSqliteMessageStore } from "../services/messages/sqlite_message_store.ts";
-import { createMemoryLog } from "../lib/testing.ts";
-import { startMain } from "./_helpers.ts";
+import { createMemoryLog } from "../lib/_test_memory_log.ts";
+import { startMain } from "./_test_helpers.ts";
 
 const TOKEN = "openapi-test-token";
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;

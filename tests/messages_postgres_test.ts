@@ -5,8 +5,8 @@
  * database going away and coming back.
  */
 import assert from "node:assert/strict";
-import { freePort, type MainProcess, startMain } from "./_helpers.ts";
-import { requirePostgres, startPostgres } from "./_postgres.ts";
+import { freePort, type MainProcess, startMain } from "./_test_helpers.ts";
+import { requirePostgres, startPostgres } from "./_test_postgres.ts";
 
 const PATH = "/api/message/resource";
 const postgres = requirePostgres();

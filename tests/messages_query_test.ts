@@ -4,8 +4,8 @@
  * real PostgreSQL.
  */
 import assert from "node:assert/strict";
-import { type MainProcess, startMain } from "./_helpers.ts";
-import { requirePostgres, startPostgres } from "./_postgres.ts";
+import { type MainProcess, startMain } from "./_test_helpers.ts";
+import { requirePostgres, startPostgres } from "./_test_postgres.ts";
 
 const PATH = "/api/message/resource";
 const postgres = requirePostgres();

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import jsonServer from "ra-data-json-server";
-import { startMain } from "./_helpers.ts";
+import { startMain } from "./_test_helpers.ts";
 
 const RESOURCE = "message/resource";
 

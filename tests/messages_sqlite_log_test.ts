@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { type MainProcess, startMain } from "./_helpers.ts";
+import { type MainProcess, startMain } from "./_test_helpers.ts";
 
 const PATH = "/api/message/resource";
 /** SQLite's automatic checkpoint keeps the log near 4 MB; four times that is ours. */

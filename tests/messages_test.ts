@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { type MainProcess, startMain } from "./_helpers.ts";
+import { type MainProcess, startMain } from "./_test_helpers.ts";
 
 const PATH = "/api/message/resource";
 

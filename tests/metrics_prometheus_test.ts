@@ -16,10 +16,10 @@ import {
   makeFakeIio,
   requireBinary,
   startMain,
-} from "./_helpers.ts";
-import { startServerProcess } from "./_server_process.ts";
-import { startFauxqs } from "./_fauxqs.ts";
-import { startWeatherStandIn } from "../services/collector/_weather_stand_in.ts";
+} from "./_test_helpers.ts";
+import { startServerProcess } from "./_test_server_process.ts";
+import { startFauxqs } from "./_test_fauxqs.ts";
+import { startWeatherStandIn } from "../services/collector/_test_weather.ts";
 
 const prometheus = requireBinary("prometheus");
 const promtool = requireBinary("promtool");

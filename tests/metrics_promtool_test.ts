@@ -5,7 +5,7 @@
  * and refuses a deliberately broken line, so the check is known to bite.
  */
 import assert from "node:assert/strict";
-import { requireBinary } from "./_helpers.ts";
+import { requireBinary } from "./_test_helpers.ts";
 import { createRegistry } from "../lib/metrics/registry.ts";
 import { httpMetrics } from "../lib/metrics/http_metrics.ts";
 import { Hono } from "hono";

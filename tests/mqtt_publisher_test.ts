@@ -5,11 +5,11 @@
  */
 import assert from "node:assert/strict";
 import mqtt from "mqtt";
-import { createMemoryLog } from "../lib/testing.ts";
+import { createMemoryLog } from "../lib/_test_memory_log.ts";
 import { createMqttPublisher } from "../services/collector/mqtt_publisher.ts";
 import { float } from "../services/collector/sample.ts";
-import { requireBinary } from "./_helpers.ts";
-import { startMosquitto } from "./_mosquitto.ts";
+import { requireBinary } from "./_test_helpers.ts";
+import { startMosquitto } from "./_test_mosquitto.ts";
 
 const mosquitto = requireBinary("mosquitto", ["/usr/sbin/mosquitto"]);
 

@@ -6,8 +6,8 @@
  * are refused and send nothing.
  */
 import assert from "node:assert/strict";
-import { freePort, requireBinary, startMain } from "./_helpers.ts";
-import { startServerProcess } from "./_server_process.ts";
+import { freePort, requireBinary, startMain } from "./_test_helpers.ts";
+import { startServerProcess } from "./_test_server_process.ts";
 
 const alertmanager = requireBinary("prometheus-alertmanager");
 

@@ -5,7 +5,7 @@
  * body fields. Skipped with a reason where `apprise` is missing; failing when CI=true.
  */
 import assert from "node:assert/strict";
-import { requireBinary } from "./_helpers.ts";
+import { requireBinary } from "./_test_helpers.ts";
 import { createDeliver } from "../services/notifier/deliver.ts";
 import { parseTargetUrl } from "../services/notifier/targets/mod.ts";
 

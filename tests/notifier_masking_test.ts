@@ -5,7 +5,7 @@
  * is (a gateway echoing the request's headers).
  */
 import assert from "node:assert/strict";
-import { freePort, type MainProcess, startMain } from "./_helpers.ts";
+import { freePort, type MainProcess, startMain } from "./_test_helpers.ts";
 
 /** A stand-in for a service: answers `respond(request)`. */
 function serviceStandIn(respond: (request: Request) => Response) {

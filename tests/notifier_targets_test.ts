@@ -8,8 +8,8 @@ import {
   type MainProcess,
   requireBinary,
   startMain,
-} from "./_helpers.ts";
-import { makeTestTls } from "./_tls.ts";
+} from "./_test_helpers.ts";
+import { makeTestTls } from "./_test_tls.ts";
 
 /** A request as a stand-in saw it. */
 interface Seen {

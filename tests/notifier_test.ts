@@ -2,7 +2,7 @@
  * The notifier role through `main.ts`, against a stand-in of the push API on 127.0.0.1.
  */
 import assert from "node:assert/strict";
-import { freePort, type MainProcess, startMain } from "./_helpers.ts";
+import { freePort, type MainProcess, startMain } from "./_test_helpers.ts";
 
 const TOKEN = "o.S3cretPushT0ken";
 

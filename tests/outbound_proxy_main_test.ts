@@ -11,11 +11,11 @@
  */
 import assert from "node:assert/strict";
 import { startSink } from "../services/forwarder/_test_sink.ts";
-import { startEchoUpstream } from "../services/proxy/_testing.ts";
-import { startFauxqs } from "./_fauxqs.ts";
-import { freePort, type MainProcess, startMain } from "./_helpers.ts";
+import { startEchoUpstream } from "../services/proxy/_test_helpers.ts";
+import { startFauxqs } from "./_test_fauxqs.ts";
+import { freePort, type MainProcess, startMain } from "./_test_helpers.ts";
 import { startTinyproxy, TINYPROXY } from "./_test_tinyproxy.ts";
-import { makeTestTls } from "./_tls.ts";
+import { makeTestTls } from "./_test_tls.ts";
 
 const PASSWORD = "pr0xy-s3cret";
 

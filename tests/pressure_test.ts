@@ -4,7 +4,7 @@
  * covered by collector_main_test.ts.
  */
 import assert from "node:assert/strict";
-import { freePort, startMain } from "./_helpers.ts";
+import { freePort, startMain } from "./_test_helpers.ts";
 
 /** A store address nobody listens on: these passes have no point to write. */
 const STORE = () => ({ TSDB_HOST: "127.0.0.1", TSDB_PORT: String(freePort()) });

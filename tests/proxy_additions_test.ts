@@ -6,8 +6,8 @@
  * redirect or an error answer.
  */
 import assert from "node:assert/strict";
-import { startRawServer } from "../lib/http1/_testing.ts";
-import { freePort, startMain } from "./_helpers.ts";
+import { startRawServer } from "../lib/http1/_test_helpers.ts";
+import { freePort, startMain } from "./_test_helpers.ts";
 
 const KEY = "owm-k3y-0123456789abcdef";
 const HEADER_KEY = "hdr-s3cret-fedcba9876543210";

@@ -5,7 +5,7 @@
  * its resident size stays under MAX_RESIDENT_MB.
  */
 import assert from "node:assert/strict";
-import { freePort, startMain } from "./_helpers.ts";
+import { freePort, startMain } from "./_test_helpers.ts";
 import {
   bomb,
   type BombCoding,

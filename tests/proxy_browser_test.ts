@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import puppeteer, { type Browser } from "puppeteer-core";
-import { freePort, requireBinary, startMain } from "./_helpers.ts";
+import { freePort, requireBinary, startMain } from "./_test_helpers.ts";
 
 const chromium = requireBinary("chromium", ["/usr/bin/chromium"]);
 const KEY = "browser-owm-key-5f1e2d3c4b";

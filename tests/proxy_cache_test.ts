@@ -5,10 +5,10 @@
  * expiry through the same app served in this process, on a clock the test moves.
  */
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../lib/testing.ts";
+import { createMemoryLog } from "../lib/_test_memory_log.ts";
 import { parseRoutes } from "../services/proxy/routes.ts";
-import { serveTestProxy } from "../services/proxy/_testing.ts";
-import { freePort, type MainProcess, startMain } from "./_helpers.ts";
+import { serveTestProxy } from "../services/proxy/_test_helpers.ts";
+import { freePort, type MainProcess, startMain } from "./_test_helpers.ts";
 
 /** A remote counting calls per path (with query); its answers depend on the path. */
 function startCountingRemote() {

@@ -5,8 +5,11 @@
  * serving.
  */
 import assert from "node:assert/strict";
-import { type ScriptStep, startScriptedServer } from "../lib/http1/_testing.ts";
-import { freePort, startMain } from "./_helpers.ts";
+import {
+  type ScriptStep,
+  startScriptedServer,
+} from "../lib/http1/_test_helpers.ts";
+import { freePort, startMain } from "./_test_helpers.ts";
 
 /** What the remote means for caller A only. */
 const SECRET = "A-SECRET";

@@ -8,8 +8,8 @@ import {
   rawRequest,
   seededRandom,
   startEchoUpstream,
-} from "../services/proxy/_testing.ts";
-import { freePort, startMain } from "./_helpers.ts";
+} from "../services/proxy/_test_helpers.ts";
+import { freePort, startMain } from "./_test_helpers.ts";
 
 const SEED = 20261121;
 const REQUESTS = 400;

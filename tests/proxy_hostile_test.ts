@@ -3,13 +3,13 @@
  * before sending): none may reach anything outside the registered base URL.
  */
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../lib/testing.ts";
+import { createMemoryLog } from "../lib/_test_memory_log.ts";
 import { parseRoutes } from "../services/proxy/routes.ts";
 import {
   rawRequest,
   serveTestProxy,
   startEchoUpstream,
-} from "../services/proxy/_testing.ts";
+} from "../services/proxy/_test_helpers.ts";
 
 const HOSTILE: [target: string, status: 400 | 404][] = [
   ["/api/../secret", 400],

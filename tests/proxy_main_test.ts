@@ -2,8 +2,11 @@
  * The proxy role through `main.ts` as a subprocess, as a user runs it.
  */
 import assert from "node:assert/strict";
-import { rawRequest, startEchoUpstream } from "../services/proxy/_testing.ts";
-import { freePort, startMain } from "./_helpers.ts";
+import {
+  rawRequest,
+  startEchoUpstream,
+} from "../services/proxy/_test_helpers.ts";
+import { freePort, startMain } from "./_test_helpers.ts";
 
 /** An upstream that answers `/slow` after `delayMs` and never answers `/hang`. */
 function startSlowUpstream(delayMs: number) {

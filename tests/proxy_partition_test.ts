@@ -5,7 +5,7 @@
  * connection of its own.
  */
 import assert from "node:assert/strict";
-import { freePort, startMain } from "./_helpers.ts";
+import { freePort, startMain } from "./_test_helpers.ts";
 
 const encoder = new TextEncoder();
 

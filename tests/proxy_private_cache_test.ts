@@ -4,7 +4,7 @@
  * remote's own CORS headers never pass through.
  */
 import assert from "node:assert/strict";
-import { freePort, startMain } from "./_helpers.ts";
+import { freePort, startMain } from "./_test_helpers.ts";
 
 /** A cacheable upstream echoing the client's key, with CORS headers of its own. */
 function startKeyedUpstream() {

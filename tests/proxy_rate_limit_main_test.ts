@@ -3,8 +3,8 @@
  * `PROXY_REMOVE_HEADERS`) through `main.ts`, as a user runs them.
  */
 import assert from "node:assert/strict";
-import { startEchoUpstream } from "../services/proxy/_testing.ts";
-import { freePort, startMain } from "./_helpers.ts";
+import { startEchoUpstream } from "../services/proxy/_test_helpers.ts";
+import { freePort, startMain } from "./_test_helpers.ts";
 
 Deno.test("proxy rate limits: a bad value of each setting stops start-up with exit 2 and one line naming it", async () => {
   const bad: Record<string, string> = {

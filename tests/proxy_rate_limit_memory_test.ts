@@ -13,8 +13,8 @@
  *   there): `PROXY_MEMORY_CLIENTS=1000000` runs that too.
  */
 import assert from "node:assert/strict";
-import { startEchoUpstream } from "../services/proxy/_testing.ts";
-import { freePort, startMain } from "./_helpers.ts";
+import { startEchoUpstream } from "../services/proxy/_test_helpers.ts";
+import { freePort, startMain } from "./_test_helpers.ts";
 
 const CLIENTS = Number(Deno.env.get("PROXY_MEMORY_CLIENTS") ?? 100_000);
 /** Clients driven through the app in this process. */

@@ -2,16 +2,16 @@
  * The proxy app on a real `Deno.serve`, relaying to real upstreams on 127.0.0.1.
  */
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../lib/testing.ts";
+import { createMemoryLog } from "../lib/_test_memory_log.ts";
 import { createHttp1Client } from "../lib/http1/client.ts";
 import { parseRoutes } from "../services/proxy/routes.ts";
 import {
   type Echo,
   serveTestProxy,
   startEchoUpstream,
-} from "../services/proxy/_testing.ts";
-import { requireBinary } from "./_helpers.ts";
-import { makeTestTls } from "./_tls.ts";
+} from "../services/proxy/_test_helpers.ts";
+import { requireBinary } from "./_test_helpers.ts";
+import { makeTestTls } from "./_test_tls.ts";
 
 const MiB = 1024 * 1024;
 

@@ -4,7 +4,7 @@
  * and level, with the route's added values masked, never a raw error trace.
  */
 import assert from "node:assert/strict";
-import { freePort, startMain, waitForHttp } from "./_helpers.ts";
+import { freePort, startMain, waitForHttp } from "./_test_helpers.ts";
 
 const SECRET = "TRAILER-SECRET-4242";
 const encoder = new TextEncoder();

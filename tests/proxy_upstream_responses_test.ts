@@ -4,11 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { deflateRawSync, deflateSync } from "node:zlib";
-import { createMemoryLog } from "../lib/testing.ts";
+import { createMemoryLog } from "../lib/_test_memory_log.ts";
 import { createHttp1Client } from "../lib/http1/client.ts";
 import { parseRoutes } from "../services/proxy/routes.ts";
-import { serveTestProxy } from "../services/proxy/_testing.ts";
-import { startRawServer } from "../lib/http1/_testing.ts";
+import { serveTestProxy } from "../services/proxy/_test_helpers.ts";
+import { startRawServer } from "../lib/http1/_test_helpers.ts";
 
 const TEXT = "hello, deflated world; ".repeat(20);
 const ZLIB = deflateSync(TEXT);

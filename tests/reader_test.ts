@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { linuxHasNoAdapter } from "../drivers/ble/_adapter_state.ts";
-import { startMain } from "./_helpers.ts";
+import { startMain } from "./_test_helpers.ts";
 
 const ADDRESS = "AA:BB:CC:DD:EE:FF";
 

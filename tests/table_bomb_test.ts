@@ -4,7 +4,7 @@
  * resident size stays under MAX_RESIDENT_MB.
  */
 import assert from "node:assert/strict";
-import { listeningUrl, startMain } from "./_helpers.ts";
+import { listeningUrl, startMain } from "./_test_helpers.ts";
 import {
   bomb,
   type BombCoding,

@@ -9,7 +9,7 @@ import {
   type MainProcess,
   requireBinary,
   startMain,
-} from "./_helpers.ts";
+} from "./_test_helpers.ts";
 
 const chromium = requireBinary("chromium", ["/usr/bin/chromium"]);
 const TOKEN = "browser-test-token-9d2";

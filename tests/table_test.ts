@@ -2,7 +2,7 @@
  * The `table` role through `main.ts`, reading a real `data-api` role.
  */
 import assert from "node:assert/strict";
-import { listeningUrl, type MainProcess, startMain } from "./_helpers.ts";
+import { listeningUrl, type MainProcess, startMain } from "./_test_helpers.ts";
 
 const TOKEN = "table-subprocess-token-42";
 

@@ -11,7 +11,7 @@ import {
   type MainProcess,
   requireBinary,
   startMain,
-} from "./_helpers.ts";
+} from "./_test_helpers.ts";
 import {
   allowDownloads,
   allPages,
@@ -23,7 +23,7 @@ import {
   type Person,
   shownTable,
   startStandInApi,
-} from "./_table_page.ts";
+} from "./_test_table_page.ts";
 
 const chromium = requireBinary("chromium", ["/usr/bin/chromium"]);
 const OUTPUT = new URL("../test_output/", import.meta.url).pathname;

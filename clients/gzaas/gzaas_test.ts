@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { freePort } from "../../tests/_helpers.ts";
+import { freePort } from "../../tests/_test_helpers.ts";
 import { Gzaas, GZAAS_DEFAULT_BASE_URL, GzaasError } from "./mod.ts";
 
 /** A request seen by the stand-in. */

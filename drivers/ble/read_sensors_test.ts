@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { withFakeClock } from "../../tests/_fake_clock.ts";
-import { createMemoryLog } from "../../lib/testing.ts";
-import { createFakeScanner } from "./_fake_scanner.ts";
+import { withFakeClock } from "../../tests/_test_clock.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
+import { createFakeScanner } from "./_test_scanner.ts";
 import { parseBleSensors } from "./ble_sensor.ts";
 import { readSensors } from "./read_sensors.ts";
 

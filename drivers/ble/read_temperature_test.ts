@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { withFakeClock } from "../../tests/_fake_clock.ts";
-import { createFakeScanner } from "./_fake_scanner.ts";
+import { withFakeClock } from "../../tests/_test_clock.ts";
+import { createFakeScanner } from "./_test_scanner.ts";
 import { readTemperature } from "./read_temperature.ts";
 import type { Scanner } from "./scanner.ts";
 

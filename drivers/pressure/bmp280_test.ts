@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createFakeI2cDevice } from "./_fake_i2c_device.ts";
+import { createFakeI2cDevice } from "./_test_i2c_device.ts";
 import { bmp280 } from "./bmp280.ts";
 import { calibrationBytes, DATASHEET } from "./_test_bmp280_datasheet.ts";
 

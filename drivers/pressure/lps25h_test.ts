@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createFakeI2cDevice } from "./_fake_i2c_device.ts";
+import { createFakeI2cDevice } from "./_test_i2c_device.ts";
 import { lps25h, lps25hPressureHpa } from "./lps25h.ts";
 
 const noWait = () => Promise.resolve();

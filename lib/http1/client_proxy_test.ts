@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { makeTestTls } from "../../tests/_tls.ts";
-import { startRawServer, startScriptedServer } from "./_testing.ts";
+import { makeTestTls } from "../../tests/_test_tls.ts";
+import { startRawServer, startScriptedServer } from "./_test_helpers.ts";
 import { startConnectProxy } from "./_test_connect_proxy.ts";
 import { createHttp1Client } from "./client.ts";
 import { ProxyRefusedError, SocketError } from "./errors.ts";

@@ -15,7 +15,7 @@ import {
   startRawServer,
   startScriptedServer,
   testClient,
-} from "./_testing.ts";
+} from "./_test_helpers.ts";
 
 const OK = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nx-a: 1\r\n\r\nok";
 

@@ -14,14 +14,14 @@
  */
 import assert from "node:assert/strict";
 import { Client } from "undici";
-import { makeTestTls, type TestTls } from "../../tests/_tls.ts";
+import { makeTestTls, type TestTls } from "../../tests/_test_tls.ts";
 import {
   type Script,
   type ScriptStep,
   startScriptedServer,
   type TestClient,
   testClient,
-} from "./_testing.ts";
+} from "./_test_helpers.ts";
 import { type ConnectProxy, startConnectProxy } from "./_test_connect_proxy.ts";
 import { parseProxyUrl } from "./outbound_proxy.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import { createHttp1Client } from "./client.ts";
 import { createUpstream, fetchUpstream } from "./upstream.ts";
-import { startRawServer } from "./_testing.ts";
+import { startRawServer } from "./_test_helpers.ts";
 
 const GZIPPED = gzipSync("hello");
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startStore } from "./_store_stand_in.ts";
+import { startStore } from "./_test_store.ts";
 import { createLineSender } from "./line_sender.ts";
 import { tsdbTarget } from "./tsdb_target.ts";
 

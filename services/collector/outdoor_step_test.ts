@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/testing.ts";
-import { FORECAST_REPLY, startWeatherStandIn } from "./_weather_stand_in.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
+import { FORECAST_REPLY, startWeatherStandIn } from "./_test_weather.ts";
 import { createOutdoorStep } from "./outdoor_step.ts";
 import { createWeatherClient } from "./weather_client.ts";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { parseSettings } from "../../lib/settings.ts";
 import { createRegistry } from "../../lib/metrics/registry.ts";
-import { startStore } from "./_store_stand_in.ts";
-import { startWeatherStandIn } from "./_weather_stand_in.ts";
+import { startStore } from "./_test_store.ts";
+import { startWeatherStandIn } from "./_test_weather.ts";
 import { collectorSettings } from "./settings.ts";
 import {
   type CollectorDependencies,

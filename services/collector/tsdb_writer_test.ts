@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { withFakeClock } from "../../tests/_fake_clock.ts";
-import { startStore } from "./_store_stand_in.ts";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { withFakeClock } from "../../tests/_test_clock.ts";
+import { startStore } from "./_test_store.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { createLineSender } from "./line_sender.ts";
 import { tsdbTarget } from "./tsdb_target.ts";
 import { createTsdbWriter } from "./tsdb_writer.ts";

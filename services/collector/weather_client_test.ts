@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import {
   CURRENT_REPLY,
   FORECAST_REPLY,
   ONECALL_REPLY,
   startWeatherStandIn,
   UVI_REPLY,
-} from "./_weather_stand_in.ts";
+} from "./_test_weather.ts";
 import { createWeatherClient, type UviSource } from "./weather_client.ts";
 
 function client(url: string, uviSource: UviSource = "uvi", timeoutMs = 2000) {

@@ -4,7 +4,7 @@ import {
   FORECAST_REPLY,
   ONECALL_REPLY,
   UVI_REPLY,
-} from "./_weather_stand_in.ts";
+} from "./_test_weather.ts";
 import { bool, float, int } from "./sample.ts";
 import {
   currentWeatherSamples,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { causeText } from "./cause_text.ts";
 import { createSqsClient } from "./sqs_client.ts";
 

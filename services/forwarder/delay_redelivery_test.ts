@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { createBackoffVisibility } from "./backoff_visibility.ts";
 import { createDelayRedelivery } from "./delay_redelivery.ts";
 import { createMetrics } from "./metrics.ts";
-import { createFakeQueue } from "./_fake_queue.ts";
+import { createFakeQueue } from "./_test_queue.ts";
 
 const MESSAGE = { id: "m", body: "m", receiptHandle: "r-m" };
 const HOUR_MS = 3_600_000;

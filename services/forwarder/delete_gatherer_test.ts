@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { createDeleteGatherer } from "./delete_gatherer.ts";
-import { messages } from "./_fake_queue.ts";
+import { messages } from "./_test_queue.ts";
 
 Deno.test("createDeleteGatherer() sends what comes within the window in one call", () => {
   const clock = FakeTimers.install({ now: 0 });

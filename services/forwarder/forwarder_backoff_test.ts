@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { createBackoffVisibility } from "./backoff_visibility.ts";
 import { createForwarder, type ForwarderOptions } from "./forwarder.ts";
 import { createMetrics } from "./metrics.ts";
 import type { PostReply } from "./poster.ts";
 import type { QueueMessage } from "./sqs_queue.ts";
-import { createFakeQueue, until } from "./_fake_queue.ts";
+import { createFakeQueue, until } from "./_test_queue.ts";
 
 /** A message received for the `count`th time. */
 function received(id: string, count: number, groupId?: string): QueueMessage {

@@ -3,11 +3,11 @@
  * at the concurrency, FIFO message groups in order.
  */
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { createForwarder } from "./forwarder.ts";
 import type { PostReply } from "./poster.ts";
 import type { QueueMessage } from "./sqs_queue.ts";
-import { createFakeQueue, messages, until } from "./_fake_queue.ts";
+import { createFakeQueue, messages, until } from "./_test_queue.ts";
 
 const OK: PostReply = { status: 200 };
 

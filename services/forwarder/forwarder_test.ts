@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/testing.ts";
-import { startFauxqs } from "../../tests/_fauxqs.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
+import { startFauxqs } from "../../tests/_test_fauxqs.ts";
 import { createForwarder, type ForwarderTuning } from "./forwarder.ts";
 import { createMetrics } from "./metrics.ts";
 import { createPoster } from "./poster.ts";
 import { createSqsQueue, type Queue } from "./sqs_queue.ts";
 import { startSink } from "./_test_sink.ts";
-import { createFakeQueue, messages, until } from "./_fake_queue.ts";
+import { createFakeQueue, messages, until } from "./_test_queue.ts";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 
 function setup(

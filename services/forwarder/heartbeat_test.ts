@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { withFakeClock } from "../../tests/_fake_clock.ts";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { withFakeClock } from "../../tests/_test_clock.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { startHeartbeat } from "./heartbeat.ts";
 import type { Queue, QueueMessage } from "./sqs_queue.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { withFakeClock } from "../../tests/_fake_clock.ts";
+import { withFakeClock } from "../../tests/_test_clock.ts";
 import {
   checkProfileCredentials,
   PROFILE_CREDENTIALS_TIMEOUT_MS,

@@ -4,7 +4,7 @@ import {
   SendMessageBatchCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { startFauxqs } from "../../tests/_fauxqs.ts";
+import { startFauxqs } from "../../tests/_test_fauxqs.ts";
 import { createSqsQueue } from "./sqs_queue.ts";
 
 /**

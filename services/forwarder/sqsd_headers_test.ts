@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { createSqsdHeaders } from "./sqsd_headers.ts";
 import type { QueueMessage } from "./sqs_queue.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { createVisibilityLookup } from "./visibility.ts";
 import type { Queue } from "./sqs_queue.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { createMessagesApp, EVENTS_PATH, MESSAGES_PATH } from "./app.ts";
 import { createChangeFeed } from "./change_feed.ts";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { createHttpApp } from "../../lib/http.ts";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { createMessagesApp, MAX_BODY_BYTES, MESSAGES_PATH } from "./app.ts";
 import {
   MessageIdsExhaustedError,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { type ChangeFeedOptions, createChangeFeed } from "./change_feed.ts";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";
 import { readEvents } from "./_test_events.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { withFakeClock } from "../../tests/_fake_clock.ts";
+import { withFakeClock } from "../../tests/_test_clock.ts";
 import { createDeadlines } from "./_deadlines.ts";
 
 Deno.test("createDeadlines() fires a pending deadline once, after its time-out", async () => {

@@ -1,6 +1,6 @@
 import { createRegistry } from "../../lib/metrics/registry.ts";
 import assert from "node:assert/strict";
-import { createMemoryLog } from "../../lib/testing.ts";
+import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { InvalidResponseError } from "../../lib/http1/errors.ts";
 import { createProxyApp, type ProxyAppOptions } from "./app.ts";
 import { parseRoutes } from "./routes.ts";

@@ -2,7 +2,7 @@
  * A real `npm:fauxqs` SQS-protocol server for the suites, run as a subprocess on a free
  * 127.0.0.1 port (so it can be paused with SIGSTOP), with an SQS client to set it up.
  *
- * Run directly (`deno run -A tests/_fauxqs.ts`), this file is that server: it prints
+ * Run directly (`deno run -A tests/_test_fauxqs.ts`), this file is that server: it prints
  * `fauxqs listening on PORT` and serves until killed.
  *
  * @module

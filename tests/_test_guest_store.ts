@@ -7,7 +7,7 @@
  * listening" once it listens on 127.0.0.1 at the port of its second argument.
  *
  * ```sh
- * deno run -A --cached-only tests/_guest_store.ts /tmp/job 8086 &
+ * deno run -A --cached-only tests/_test_guest_store.ts /tmp/job 8086 &
  * ```
  *
  * @module

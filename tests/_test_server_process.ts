@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { waitForHttp } from "./_helpers.ts";
+import { waitForHttp } from "./_test_helpers.ts";
 
 /** A running server process. */
 export interface ServerProcess {

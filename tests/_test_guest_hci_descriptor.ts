@@ -9,7 +9,7 @@
  *   before), showing `@stoprocent/bluetooth-hci-socket`'s second close.
  *
  * ```sh
- * deno run -A --v8-flags=--expose-gc tests/_guest_hci_descriptor.ts bluetooth
+ * deno run -A --v8-flags=--expose-gc tests/_test_guest_hci_descriptor.ts bluetooth
  * ```
  *
  * @module

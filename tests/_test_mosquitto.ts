@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { freePort } from "./_helpers.ts";
-import { startServerProcess } from "./_server_process.ts";
+import { freePort } from "./_test_helpers.ts";
+import { startServerProcess } from "./_test_server_process.ts";
 
 /** A running `mosquitto`. */
 export interface Mosquitto {

@@ -1,7 +1,7 @@
 /**
  * The kernel suites' initramfs: busybox-static, the modules that reach the host root
  * over 9p, and an `/init` that runs the job in a chroot into that root, or boots
- * systemd on an overlay of it. Used by tests/_qemu_guest.ts.
+ * systemd on an overlay of it. Used by tests/_test_qemu_guest.ts.
  *
  * @module
  */

@@ -1,10 +1,10 @@
 /**
  * What the kernel suites' guest scripts start with, and reading what they leave in the
- * job folder. Used with tests/_qemu_guest.ts.
+ * job folder. Used with tests/_test_qemu_guest.ts.
  *
  * @module
  */
-import type { GuestKernel } from "./_qemu_guest.ts";
+import type { GuestKernel } from "./_test_qemu_guest.ts";
 
 /**
  * Bash functions every kernel suite's script starts with:
@@ -14,7 +14,7 @@ import type { GuestKernel } from "./_qemu_guest.ts";
  *   variables (plus PATH and HOME), its output in `/tmp/job/NAME.out` and its exit
  *   status in `/tmp/job/NAME.status` (`homewire_prefix="setpriv ..." homewire ...`
  *   runs it under that command);
- * - `start_store`: starts tests/_guest_store.ts on 127.0.0.1:8086 in the background;
+ * - `start_store`: starts tests/_test_guest_store.ts on 127.0.0.1:8086 in the background;
  *   `wait_store` waits until it listens;
  * - `spawn COMMAND...`: runs it in the background; `wait_batch` waits for those.
  *
@@ -51,7 +51,7 @@ homewire() {
 }
 STORE_PID=""
 start_store() {
-  deno run -A --cached-only tests/_guest_store.ts /tmp/job 8086 >/tmp/store.log 2>&1 &
+  deno run -A --cached-only tests/_test_guest_store.ts /tmp/job 8086 >/tmp/store.log 2>&1 &
   STORE_PID=$!
 }
 # \`spawn COMMAND...\` runs it in the background; \`wait_batch\` waits for what was spawned.

@@ -9,13 +9,13 @@
  *
  * The script prints `@@step <name>` lines; a guest that outlives its time is killed
  * and the error names the step it hung in. The script's folder is shared read-write at
- * `/tmp/job` (its files are the script's input and output). tests/_guest_script.ts
+ * `/tmp/job` (its files are the script's input and output). tests/_test_guest_script.ts
  * gives the scripts' common start (`guestPrelude`) and reads what they leave;
- * tests/_guest_initramfs.ts builds the initramfs.
+ * tests/_test_guest_initramfs.ts builds the initramfs.
  *
  * @module
  */
-import { buildInitramfs, type GuestKernel } from "./_guest_initramfs.ts";
+import { buildInitramfs, type GuestKernel } from "./_test_guest_initramfs.ts";
 
 export type { GuestKernel };
 

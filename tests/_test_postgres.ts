@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { freePort } from "./_helpers.ts";
+import { freePort } from "./_test_helpers.ts";
 
 /** The user and password of the test cluster's superuser. */
 const USER = "homewire";

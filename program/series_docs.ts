@@ -12,6 +12,7 @@ import {
 } from "../lib/metrics/registry.ts";
 import type { RoleDescriptor } from "../lib/role.ts";
 import { processRegistry, roleStates } from "./metrics_endpoint.ts";
+import { markdownTable } from "./_markdown_table.ts";
 
 /** The marker opening the generated series table. */
 export const SERIES_BEGIN = "<!-- series:begin -->";
@@ -64,7 +65,7 @@ export function seriesTable(roles: readonly RoleDescriptor[]): string {
     role.series(registry.with({ role: role.name }));
     add(role.name, registry.families());
   }
-  return table(["Who", "Series", "Type", "Labels", "Meaning"], rows);
+  return markdownTable(["Who", "Series", "Type", "Labels", "Meaning"], rows);
 }
 
 /** `page` with the text between the series markers replaced by `table`. */
@@ -83,22 +84,4 @@ export function withSeriesTable(page: string, content: string): string {
 
 function cell(text: string): string {
   return text.replace(/\s+/g, " ").replace(/[\\|<>*[\]`_]/g, (c) => `\\${c}`);
-}
-
-/** A Markdown table padded the way `deno fmt` writes it. */
-function table(header: readonly string[], rows: readonly string[][]): string {
-  const widths = header.map((title, i) =>
-    Math.max(3, [...title].length, ...rows.map((r) => [...r[i]!].length))
-  );
-  const line = (cells: readonly string[]) =>
-    `| ${
-      cells.map((c, i) => c + " ".repeat(widths[i]! - [...c].length)).join(
-        " | ",
-      )
-    } |`;
-  return [
-    line(header),
-    `| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`,
-    ...rows.map(line),
-  ].join("\n");
 }

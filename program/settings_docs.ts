@@ -7,6 +7,7 @@
  * @module
  */
 import type { Schema, Setting } from "../lib/settings.ts";
+import { markdownTable } from "./_markdown_table.ts";
 
 /** The marker opening a generated settings table in a page. */
 export const SETTINGS_BEGIN = "<!-- settings:begin -->";
@@ -192,36 +193,6 @@ const SETTING_NAME = /\b([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])\b/;
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
-}
-
-/** A Markdown table padded the way `deno fmt` writes it. */
-function markdownTable(
-  header: readonly string[],
-  rows: readonly (readonly string[])[],
-): string {
-  const widths = header.map((title, column) =>
-    Math.max(
-      3,
-      width(title),
-      ...rows.map((row) => width(row[column] ?? "")),
-    )
-  );
-  const line = (cells: readonly string[]) =>
-    `| ${
-      cells.map((cell, i) => cell + " ".repeat(widths[i]! - width(cell))).join(
-        " | ",
-      )
-    } |`;
-  return [
-    line(header),
-    `| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`,
-    ...rows.map(line),
-  ].join("\n");
-}
-
-/** Columns a cell takes: one per character (no wide characters are expected). */
-function width(text: string): number {
-  return [...text].length;
 }
 
 function splitAtMarkers(

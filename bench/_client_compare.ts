@@ -13,7 +13,7 @@ import { freePort, report, spawn, waitForHttp } from "./_runner.ts";
 const CONCURRENCY = 50;
 const SECONDS = 3;
 const ROUNDS = 3;
-const BODY = JSON.stringify({ id: 1, message: "A fixed answer" });
+const BODY = JSON.stringify({ id: 1, message: "A fixed response" });
 
 /** One call, body read whole; resolves when done. */
 type Call = () => Promise<void>;
@@ -49,14 +49,14 @@ export async function compareClients(): Promise<void> {
   });
   const calls: Record<"ours" | "undici" | "fetch", Call> = {
     async ours() {
-      const answer = await ours.request(url);
-      if (answer.body instanceof ReadableStream) {
-        await new Response(answer.body).arrayBuffer();
+      const response = await ours.request(url);
+      if (response.body instanceof ReadableStream) {
+        await new Response(response.body).arrayBuffer();
       }
     },
     async undici() {
-      const answer = await pool.request({ path: "/items", method: "GET" });
-      await answer.body.arrayBuffer();
+      const response = await pool.request({ path: "/items", method: "GET" });
+      await response.body.arrayBuffer();
     },
     async fetch() {
       await (await fetch(url)).arrayBuffer();

@@ -205,11 +205,11 @@ async function notifier(
       const before = await memory(main.child.pid);
       const sending = performance.now();
       for (let i = 0; i < NOTES; i++) {
-        const answer = await fetch(`${base}/note/Door%20${i}/Opened`);
-        if (answer.status !== 200) {
-          throw new Error(`notifier answered ${answer.status}`);
+        const response = await fetch(`${base}/note/Door%20${i}/Opened`);
+        if (response.status !== 200) {
+          throw new Error(`notifier returned ${response.status}`);
         }
-        await answer.body?.cancel();
+        await response.body?.cancel();
       }
       const perNote = (performance.now() - sending) / NOTES;
       const after = await memory(main.child.pid);

@@ -431,9 +431,9 @@ Deno.test({
         const page = /open (http:\/\/127\.0\.0\.1:\d+\/) \(Ctrl-C to stop\)$/
           .exec(banner);
         assert.ok(page, `no page URL in "${banner}"`);
-        const answer = await fetch(new URL("api/table", page[1]));
-        const body = await answer.text();
-        assert.equal(answer.status, 200, body);
+        const response = await fetch(new URL("api/table", page[1]));
+        const body = await response.text();
+        assert.equal(response.status, 200, body);
         const shown = JSON.parse(body);
         assert.equal(shown.rows.length, 20);
         assert.deepEqual([...shown.columns].sort(), ["email", "name", "phone"]);

@@ -87,9 +87,9 @@ Deno.test("the demo set on ports asked as 0 names the table's real URL and point
     assert.ok(page, `no page URL in "${banner}"`);
     assert.notEqual(page[2], "0", banner);
 
-    const answer = await fetch(new URL("api/table", page[1]));
-    const body = await answer.text();
-    assert.equal(answer.status, 200, body);
+    const response = await fetch(new URL("api/table", page[1]));
+    const body = await response.text();
+    assert.equal(response.status, 200, body);
     assert.equal(JSON.parse(body).rows.length, 20);
   } finally {
     assert.equal(await child.stop(), 0);

@@ -345,8 +345,8 @@ Deno.test("forwarder webhook options through main.ts", async (t) => {
       try {
         await sink.waitFor(5 + 2 + 2 + 1, 40_000);
         await until(emptied(url));
-        const answer = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
-        metrics = await answer.text();
+        const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+        metrics = await response.text();
       } finally {
         assert.equal(await main.stop("SIGTERM"), 0);
         await sink.stop();

@@ -112,8 +112,8 @@ Deno.test("main.ts notifier sends notes to the push API", async (t) => {
           "GET /note/%2e%2e/B HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
         ),
       );
-      const answer = await new Response(conn.readable).text();
-      assert.match(answer, /^HTTP\/1\.1 200 /);
+      const raw = await new Response(conn.readable).text();
+      assert.match(raw, /^HTTP\/1\.1 200 /);
       assert.deepEqual(
         (api.seen.at(-1)?.body as { title: string }).title,
         "..",

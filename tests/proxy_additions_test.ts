@@ -24,7 +24,7 @@ interface Seen {
 }
 
 /** A remote recording each call; `/redirect` redirects, `/echo` echoes the key in headers, `/hang` never answers. */
-function startRecordingRemote() {
+function startRecordingUpstream() {
   const seen: Seen[] = [];
   const release = Promise.withResolvers<void>();
   const server = Deno.serve(
@@ -84,7 +84,7 @@ function assertNoSecret(lines: readonly string[]) {
 }
 
 Deno.test("proxy role adds each route's parameters and headers, never showing them", async (t) => {
-  const remote = startRecordingRemote();
+  const upstream = startRecordingUpstream();
   // A remote whose answer is not HTTP, quoting the key it was sent.
   const broken = startRawServer((head) =>
     `HTTP/1.1 200 OK\r\nnot a header ${
@@ -100,9 +100,9 @@ Deno.test("proxy role adds each route's parameters and headers, never showing th
   const proxy = startMain(["proxy"], {
     env: {
       PROXY_ROUTES: [
-        `weather=${remote.url}/base`,
-        `plain=${remote.url}/plain`,
-        `file-route=${remote.url}/file`,
+        `weather=${upstream.url}/base`,
+        `plain=${upstream.url}/plain`,
+        `file-route=${upstream.url}/file`,
         "down=http://127.0.0.1:1/x",
         `broken=${broken.url}/b`,
       ].join(","),
@@ -241,7 +241,7 @@ Deno.test("proxy role adds each route's parameters and headers, never showing th
     assertNoSecret(lines);
   } finally {
     await proxy.stop();
-    await remote.stop();
+    await upstream.stop();
     await broken.stop();
     await Deno.remove(dir, { recursive: true });
   }

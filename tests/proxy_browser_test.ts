@@ -41,7 +41,7 @@ Deno.test({
   ignore: chromium.ignore,
   async fn(t) {
     const calls: string[] = [];
-    const remote = Deno.serve(
+    const upstream = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen() {} },
       (request) => {
         const url = new URL(request.url);
@@ -71,7 +71,7 @@ Deno.test({
     const unlistedOrigin = `http://127.0.0.1:${unlisted.addr.port}`;
     const proxy = startMain(["proxy"], {
       env: {
-        PROXY_ROUTES: `weather=http://127.0.0.1:${remote.addr.port}/data/2.5`,
+        PROXY_ROUTES: `weather=http://127.0.0.1:${upstream.addr.port}/data/2.5`,
         PROXY_ROUTE_WEATHER_QUERY: `appid=${KEY}&units=metric`,
         PROXY_ALLOW_ORIGIN: `https://other.example,${listedOrigin}`,
         PROXY_HOST: "127.0.0.1",
@@ -170,7 +170,7 @@ Deno.test({
       await proxy.stop();
       await listed.shutdown();
       await unlisted.shutdown();
-      await remote.shutdown();
+      await upstream.shutdown();
       await Deno.remove(userDataDir, { recursive: true });
     }
   },

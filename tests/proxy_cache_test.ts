@@ -11,7 +11,7 @@ import { serveTestProxy } from "../services/proxy/_test_helpers.ts";
 import { freePort, type MainProcess, startMain } from "./_test_helpers.ts";
 
 /** A remote counting calls per path (with query); its answers depend on the path. */
-function startCountingRemote() {
+function startCountingUpstream() {
   const calls = new Map<string, number>();
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
@@ -77,10 +77,10 @@ async function get(url: string, headers: Record<string, string> = {}) {
  * The same proxy app in this process, served on a free port, with the cache's clock
  * in the test's hands: expiry is checked without waiting for it.
  */
-function startProxyWithClock(remoteUrl: string) {
+function startProxyWithClock(upstreamUrl: string) {
   let time = 1_000_000;
   const server = serveTestProxy({
-    routes: parseRoutes(`api=${remoteUrl}/v1`),
+    routes: parseRoutes(`api=${upstreamUrl}/v1`),
     log: createMemoryLog(),
     cacheMs: 4000,
     now: () => time,
@@ -93,8 +93,8 @@ function startProxyWithClock(remoteUrl: string) {
 }
 
 Deno.test("proxy cache: Age grows and answers expire on the cache's clock", async (t) => {
-  const remote = startCountingRemote();
-  const proxy = startProxyWithClock(remote.url);
+  const upstream = startCountingUpstream();
+  const proxy = startProxyWithClock(upstream.url);
   const base = proxy.base;
   try {
     await t.step(
@@ -115,13 +115,13 @@ Deno.test("proxy cache: Age grows and answers expire on the cache's clock", asyn
         proxy.advance(1_100);
         const older = await get(`${base}/api/plain`);
         assert.deepEqual([older.cache, older.age], ["HIT", "1"]);
-        assert.equal(remote.count("/v1/plain"), 1);
+        assert.equal(upstream.count("/v1/plain"), 1);
         proxy.advance(2_899); // 3999 ms since the miss: still fresh
         assert.equal((await get(`${base}/api/plain`)).cache, "HIT");
         proxy.advance(2); // past 4000 ms since the miss
         const expired = await get(`${base}/api/plain`);
         assert.deepEqual([expired.body, expired.cache], ["plain 2", "MISS"]);
-        assert.equal(remote.count("/v1/plain"), 2);
+        assert.equal(upstream.count("/v1/plain"), 2);
       },
     );
     await t.step("max-age shortens the time", async () => {
@@ -131,19 +131,19 @@ Deno.test("proxy cache: Age grows and answers expire on the cache's clock", asyn
       assert.equal((await get(`${base}/api/max-age`)).cache, "HIT");
       proxy.advance(200); // past max-age=2, well within the 4000 ms
       assert.equal((await get(`${base}/api/max-age`)).cache, "MISS");
-      assert.equal(remote.count("/v1/max-age"), 2);
+      assert.equal(upstream.count("/v1/max-age"), 2);
     });
   } finally {
     await proxy.stop();
-    await remote.stop();
+    await upstream.stop();
   }
 });
 
 Deno.test("proxy cache: hits, Cache-Control, Vary, byte bound, single flight, routes apart", async (t) => {
-  const remote = startCountingRemote();
+  const upstream = startCountingUpstream();
   const { proxy, base } = await startProxy({
     PROXY_ROUTES:
-      `api=${remote.url}/v1,twin=${remote.url}/v1,keyed=${remote.url}/k`,
+      `api=${upstream.url}/v1,twin=${upstream.url}/v1,keyed=${upstream.url}/k`,
     PROXY_ROUTE_KEYED_QUERY: "appid=route-key-123456",
     PROXY_CACHE_MS: "4000",
     PROXY_CACHE_MAX_BYTES: "16000",
@@ -157,7 +157,7 @@ Deno.test("proxy cache: hits, Cache-Control, Vary, byte bound, single flight, ro
           await get(`${base}/api/${name}`);
           const second = await get(`${base}/api/${name}`);
           assert.equal(second.cache, "MISS", name);
-          assert.equal(remote.count(`/v1/${name}`), 2, name);
+          assert.equal(upstream.count(`/v1/${name}`), 2, name);
         }
       },
     );
@@ -179,11 +179,11 @@ Deno.test("proxy cache: hits, Cache-Control, Vary, byte bound, single flight, ro
       async () => {
         await get(`${base}/api/shared`);
         assert.equal((await get(`${base}/twin/shared`)).cache, "MISS");
-        assert.equal(remote.count("/v1/shared"), 2);
+        assert.equal(upstream.count("/v1/shared"), 2);
         // The caller's appid is replaced: both calls are one target URL.
         await get(`${base}/keyed/x?appid=a`);
         assert.equal((await get(`${base}/keyed/x?appid=b`)).cache, "HIT");
-        assert.equal(remote.count("/k/x?appid=route-key-123456"), 1);
+        assert.equal(upstream.count("/k/x?appid=route-key-123456"), 1);
       },
     );
     await t.step(
@@ -205,23 +205,25 @@ Deno.test("proxy cache: hits, Cache-Control, Vary, byte bound, single flight, ro
       },
     );
     await t.step("50 concurrent misses make one remote call", async () => {
-      const answers = await Promise.all(
+      const responses = await Promise.all(
         Array.from({ length: 50 }, () => get(`${base}/api/slow`)),
       );
-      assert.equal(remote.count("/v1/slow"), 1);
-      assert.ok(answers.every((a) => a.status === 200 && a.body === "slow 1"));
-      assert.equal(answers.filter((a) => a.cache === "MISS").length, 1);
+      assert.equal(upstream.count("/v1/slow"), 1);
+      assert.ok(
+        responses.every((a) => a.status === 200 && a.body === "slow 1"),
+      );
+      assert.equal(responses.filter((a) => a.cache === "MISS").length, 1);
     });
   } finally {
     assert.equal(await proxy.stop(), 0);
-    await remote.stop();
+    await upstream.stop();
   }
 });
 
 Deno.test("proxy cache: none at all when PROXY_CACHE_MS is unset", async () => {
-  const remote = startCountingRemote();
+  const upstream = startCountingUpstream();
   const { proxy, base } = await startProxy({
-    PROXY_ROUTES: `api=${remote.url}/v1`,
+    PROXY_ROUTES: `api=${upstream.url}/v1`,
   });
   try {
     for (let i = 1; i <= 3; i++) {
@@ -234,10 +236,10 @@ Deno.test("proxy cache: none at all when PROXY_CACHE_MS is unset", async () => {
       Array.from({ length: 5 }, () => get(`${base}/api/slow`)),
     );
     assert.equal(new Set(slow.map((a) => a.body)).size, 5);
-    assert.equal(remote.total(), 8);
+    assert.equal(upstream.total(), 8);
     assert.ok(![...proxy.stdout, ...proxy.stderr].some((l) => /cache/.test(l)));
   } finally {
     assert.equal(await proxy.stop(), 0);
-    await remote.stop();
+    await upstream.stop();
   }
 });

@@ -100,7 +100,7 @@ const BROKEN: Record<string, { steps: ScriptStep[]; pauseMs?: number }> = {
 };
 
 Deno.test("proxy role: caller B never gets a byte meant for caller A, whatever the remote's framing", async (t) => {
-  const remote = startScriptedServer((request) => {
+  const upstream = startScriptedServer((request) => {
     if (/^authorization: Bearer B$/im.test(request)) return { steps: [FOR_B] };
     const name = request.split(" ")[1]!.slice(1);
     const broken = BROKEN[name];
@@ -113,7 +113,7 @@ Deno.test("proxy role: caller B never gets a byte meant for caller A, whatever t
   const port = freePort();
   const proxy = startMain(["proxy"], {
     env: {
-      PROXY_ROUTES: `x=${remote.url}`,
+      PROXY_ROUTES: `x=${upstream.url}`,
       PROXY_HOST: "127.0.0.1",
       PROXY_PORT: String(port),
       PROXY_TIMEOUT_MS: "2000",
@@ -127,8 +127,8 @@ Deno.test("proxy role: caller B never gets a byte meant for caller A, whatever t
     const body = await response.text().catch((error) => `(cut: ${error})`);
     return { status: response.status, body };
   };
-  const assertB = (answer: { status: number; body: string }, label: string) =>
-    assert.deepEqual(answer, { status: 200, body: "for-B" }, label);
+  const assertB = (response: { status: number; body: string }, label: string) =>
+    assert.deepEqual(response, { status: 200, body: "for-B" }, label);
   try {
     await proxy.waitFor(/\[INFO\] proxy listening on /);
     for (const [name, { pauseMs }] of Object.entries(BROKEN)) {
@@ -173,7 +173,7 @@ Deno.test("proxy role: caller B never gets a byte meant for caller A, whatever t
     );
   } finally {
     assert.equal(await proxy.stop("SIGTERM"), 0);
-    await remote.stop();
+    await upstream.stop();
   }
 });
 

@@ -112,11 +112,11 @@ Deno.test("proxy survives a seeded randomized run without a 500", async () => {
           () => String.fromCharCode(Math.floor(random() * 256)),
         ).join("")
         : undefined;
-      const answer = await rawRequest(port, path, { method, body });
-      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      const response = await rawRequest(port, path, { method, body });
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
       assert.ok(
-        [200, 204, 400, 404, 405].includes(answer.status),
-        `seed ${SEED}, request ${i}: ${method} ${path} answered ${answer.status}`,
+        [200, 204, 400, 404, 405].includes(response.status),
+        `seed ${SEED}, request ${i}: ${method} ${path} returned ${response.status}`,
       );
     }
     // Both relayed and refused requests occurred: the run exercised both sides.

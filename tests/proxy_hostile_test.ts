@@ -75,19 +75,19 @@ Deno.test("proxy refuses hostile raw paths without any remote call", async (t) =
   await withProxy(async (port, echo) => {
     for (const [target, status] of HOSTILE) {
       await t.step(`${target} -> ${status}`, async () => {
-        const answer = await rawRequest(port, target);
-        assert.equal(answer.status, status);
-        if (status === 404) assert.equal(answer.body, "");
-        else assert.match(JSON.parse(answer.body).message, /^Invalid path "/);
+        const response = await rawRequest(port, target);
+        assert.equal(response.status, status);
+        if (status === 404) assert.equal(response.body, "");
+        else assert.match(JSON.parse(response.body).message, /^Invalid path "/);
       });
     }
     for (const method of ["POST", "PUT", "DELETE"]) {
       await t.step(`${method} /api/../secret -> 400`, async () => {
-        const answer = await rawRequest(port, "/api/../secret", {
+        const response = await rawRequest(port, "/api/../secret", {
           method,
           body: "x",
         });
-        assert.equal(answer.status, 400);
+        assert.equal(response.status, 400);
       });
     }
     assert.deepEqual(echo.seen, []);
@@ -105,10 +105,10 @@ Deno.test("proxy relays well-formed raw paths under the base only", async () => 
       ["/root/top", "/top"],
     ];
     for (const [target, expected] of cases) {
-      const answer = await rawRequest(port, target);
-      assert.equal(answer.status, 200, target);
+      const response = await rawRequest(port, target);
+      assert.equal(response.status, 200, target);
       assert.equal(
-        JSON.parse(answer.body).path + JSON.parse(answer.body).query,
+        JSON.parse(response.body).path + JSON.parse(response.body).query,
         expected,
       );
     }
@@ -120,13 +120,13 @@ Deno.test("proxy answers unusual methods on raw request lines with empty bodies"
   await withProxy(async (port, echo) => {
     for (const method of ["TRACE", "CONNECT", "PATCH", "HEAD", "PROPFIND"]) {
       const target = method === "CONNECT" ? "127.0.0.1:1" : "/api/x";
-      const answer = await rawRequest(port, target, { method });
-      assert.equal(answer.status, 405, method);
+      const response = await rawRequest(port, target, { method });
+      assert.equal(response.status, 405, method);
       assert.equal(
-        answer.headers.get("allow"),
+        response.headers.get("allow"),
         "GET, POST, PUT, DELETE, OPTIONS",
       );
-      assert.equal(answer.body, "");
+      assert.equal(response.body, "");
     }
     assert.deepEqual(echo.seen, []);
   });

@@ -100,10 +100,10 @@ Deno.test("proxy role relays, refuses and stops on SIGTERM with exit 0", async (
       assert.deepEqual(await health.json(), { status: "ok" });
     });
     await t.step("refuses a hostile raw path with 400", async () => {
-      const answer = await rawRequest(port, "/api/%2e%2e/%2e%2e/etc/passwd");
-      assert.equal(answer.status, 400);
+      const response = await rawRequest(port, "/api/%2e%2e/%2e%2e/etc/passwd");
+      assert.equal(response.status, 400);
       assert.match(
-        JSON.parse(answer.body).message,
+        JSON.parse(response.body).message,
         /^Invalid path "\/api\/%2e%2e/,
       );
     });

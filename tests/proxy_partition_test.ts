@@ -35,14 +35,17 @@ function startStrayUpstream(delayMs: number, strayMs: number) {
           pending = pending.slice(end + 4);
           const auth = /^authorization: (.*)$/im.exec(head)?.[1] ?? "none";
           const body = `for ${auth}`;
-          const answer = encoder.encode(
+          const responseBytes = encoder.encode(
             `HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
           );
           await new Promise((resolve) => setTimeout(resolve, delayMs));
-          await conn.write(answer);
+          await conn.write(responseBytes);
           if (first) {
             first = false;
-            setTimeout(() => conn.write(answer).catch(() => {}), strayMs);
+            setTimeout(
+              () => conn.write(responseBytes).catch(() => {}),
+              strayMs,
+            );
           }
         }
       }

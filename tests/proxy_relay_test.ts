@@ -334,14 +334,14 @@ for (const transport of ["pooled client", "fetch"] as const) {
             controller.close();
           },
         });
-        const answer = fetch(`${proxy}/b/count`, { method: "POST", body });
+        const pending = fetch(`${proxy}/b/count`, { method: "POST", body });
         await within(
           behaviour.firstUploadChunk.promise,
           10_000,
           "first upload chunk",
         );
         upload.resolve();
-        const response = await answer;
+        const response = await pending;
         assert.deepEqual(await response.json(), {
           total: 1024,
           sum: (1024 * 7) % 65521,
@@ -579,9 +579,9 @@ Deno.test("proxy ends the call of a caller that stalls past its limit: 408 mid-u
     );
     const buffer = new Uint8Array(4096);
     const read = await within(conn.read(buffer), 5000, "the 408");
-    const answer = new TextDecoder().decode(buffer.subarray(0, read ?? 0));
-    assert.match(answer, /^HTTP\/1\.1 408 /);
-    assert.match(answer, /The caller sent or read nothing for 300 ms/);
+    const raw = new TextDecoder().decode(buffer.subarray(0, read ?? 0));
+    assert.match(raw, /^HTTP\/1\.1 408 /);
+    assert.match(raw, /The caller sent or read nothing for 300 ms/);
     assert.deepEqual(log.at("WARNING"), [
       'Caller of route "echo" sent or read nothing for 300 ms: call ended',
     ]);
@@ -627,7 +627,7 @@ Deno.test({
   async fn() {
     const tls = await makeTestTls(openssl.path);
     const size = 64 * MiB;
-    const remote = Deno.serve(
+    const upstream = Deno.serve(
       {
         hostname: "127.0.0.1",
         port: 0,
@@ -641,7 +641,7 @@ Deno.test({
     const log = createMemoryLog();
     const server = serveTestProxy({
       fetch: (input, init) => fetch(input, { ...init, client }),
-      routes: parseRoutes(`s=https://127.0.0.1:${remote.addr.port}/api`),
+      routes: parseRoutes(`s=https://127.0.0.1:${upstream.addr.port}/api`),
       log,
       timeoutMs: 1000,
       clientTimeoutMs: 400,
@@ -676,7 +676,7 @@ Deno.test({
     } finally {
       await server.stop();
       client.close();
-      await remote.shutdown();
+      await upstream.shutdown();
     }
   },
 });

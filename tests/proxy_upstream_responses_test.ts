@@ -15,7 +15,10 @@ const ZLIB = deflateSync(TEXT);
 const RAW_DEFLATE = deflateRawSync(TEXT);
 
 /** A 200 response with `headers` and `body`, as bytes. */
-function answer(headers: string[], body: Uint8Array | string = ""): Uint8Array {
+function rawResponse(
+  headers: string[],
+  body: Uint8Array | string = "",
+): Uint8Array {
   const bytes = typeof body === "string"
     ? new TextEncoder().encode(body)
     : body;
@@ -28,28 +31,28 @@ function answer(headers: string[], body: Uint8Array | string = ""): Uint8Array {
   return raw;
 }
 
-const ANSWERS: Record<string, string | Uint8Array> = {
-  "/r/zlib": answer(
+const RESPONSES: Record<string, string | Uint8Array> = {
+  "/r/zlib": rawResponse(
     ["content-encoding: deflate", `content-length: ${ZLIB.length}`],
     ZLIB,
   ),
-  "/r/raw-deflate": answer(
+  "/r/raw-deflate": rawResponse(
     ["content-encoding: deflate", `content-length: ${RAW_DEFLATE.length}`],
     RAW_DEFLATE,
   ),
-  "/r/empty-gzip": answer(
+  "/r/empty-gzip": rawResponse(
     ["content-encoding: gzip", "transfer-encoding: chunked"],
     "0\r\n\r\n",
   ),
-  "/r/bad-gzip": answer(
+  "/r/bad-gzip": rawResponse(
     ["content-encoding: gzip", "content-length: 12"],
     "not gzipped!",
   ),
-  "/r/header-line": answer(["bad header line", "content-length: 2"], "ok"),
-  "/r/folded": answer(["x-a: 1", "  folded", "content-length: 2"], "ok"),
-  "/r/length": answer(["content-length: abc"], "ok"),
+  "/r/header-line": rawResponse(["bad header line", "content-length: 2"], "ok"),
+  "/r/folded": rawResponse(["x-a: 1", "  folded", "content-length: 2"], "ok"),
+  "/r/length": rawResponse(["content-length: abc"], "ok"),
   "/r/status": "HTTP/1.1 2000 OK\r\ncontent-length: 2\r\n\r\nok",
-  "/r/control": answer(["x-a: a\x01b", "content-length: 2"], "ok"),
+  "/r/control": rawResponse(["x-a: a\x01b", "content-length: 2"], "ok"),
   "/r/bare-lf": "HTTP/1.1 200 OK\nx-a: 1\ncontent-length: 2\n\nok",
 };
 
@@ -59,7 +62,7 @@ async function withProxy(
 ) {
   const upstream = startRawServer(
     (head) =>
-      ANSWERS[head.split(" ")[1] ?? "/"] ??
+      RESPONSES[head.split(" ")[1] ?? "/"] ??
         "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n",
     { closeAfterResponse: true },
   );

@@ -147,13 +147,13 @@ Deno.test("Gzaas list calls", async (t) => {
 });
 
 Deno.test("Gzaas list calls fail with a typed error", async (t) => {
-  let answer: (request: Request) => Response | Promise<Response> = () =>
+  let respond: (request: Request) => Response | Promise<Response> = () =>
     json([]);
-  const api = standIn((request) => answer(request));
+  const api = standIn((request) => respond(request));
   const gzaas = new Gzaas({ baseUrl: api.base, timeoutMs: 300 });
 
   await t.step("503 with errorMessage is kind http", async () => {
-    answer = () =>
+    respond = () =>
       json({ valid: false, errorMessage: "Under maintenance" }, 503);
     const error = await rejection(gzaas.listFonts());
     assert.equal(error.kind, "http");
@@ -166,7 +166,7 @@ Deno.test("Gzaas list calls fail with a typed error", async (t) => {
   });
 
   await t.step("an error status without JSON has no errorMessage", async () => {
-    answer = () => new Response("<h1>Bad gateway</h1>", { status: 502 });
+    respond = () => new Response("<h1>Bad gateway</h1>", { status: 502 });
     const error = await rejection(gzaas.listStyles());
     assert.equal(error.kind, "http");
     assert.equal(error.status, 502);
@@ -174,7 +174,7 @@ Deno.test("Gzaas list calls fail with a typed error", async (t) => {
   });
 
   await t.step("malformed JSON is kind invalid-reply", async () => {
-    answer = () => new Response("[{", { status: 200 });
+    respond = () => new Response("[{", { status: 200 });
     const error = await rejection(gzaas.listPatterns());
     assert.equal(error.kind, "invalid-reply");
     assert.equal(error.status, 200);
@@ -186,7 +186,7 @@ Deno.test("Gzaas list calls fail with a typed error", async (t) => {
       for (
         const body of [{ fonts: [] }, [1], [{ description: "no hashtag" }]]
       ) {
-        answer = () => json(body);
+        respond = () => json(body);
         const error = await rejection(gzaas.listFonts());
         assert.equal(error.kind, "invalid-reply", JSON.stringify(body));
       }
@@ -194,7 +194,7 @@ Deno.test("Gzaas list calls fail with a typed error", async (t) => {
   );
 
   await t.step("a reply slower than timeoutMs is kind timeout", async () => {
-    answer = hang;
+    respond = hang;
     const error = await rejection(gzaas.listFonts());
     assert.equal(error.kind, "timeout");
     assert.equal(error.status, undefined);
@@ -202,7 +202,7 @@ Deno.test("Gzaas list calls fail with a typed error", async (t) => {
   });
 
   await t.step("an aborted signal is kind aborted", async () => {
-    answer = hang;
+    respond = hang;
     const controller = new AbortController();
     const pending = gzaas.listStyles({ signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
@@ -218,9 +218,9 @@ Deno.test("Gzaas list calls fail with a typed error", async (t) => {
 });
 
 Deno.test("Gzaas.create()", async (t) => {
-  let answer: (request: Request) => Response | Promise<Response> = () =>
+  let respond: (request: Request) => Response | Promise<Response> = () =>
     json({ valid: true, urlGzaas: "http://gzaas.com/abc", urlKey: "abc" }, 201);
-  const api = standIn((request) => answer(request));
+  const api = standIn((request) => respond(request));
 
   await t.step(
     "posts every field that was set, form-encoded, and resolves to urlGzaas",
@@ -274,7 +274,7 @@ Deno.test("Gzaas.create()", async (t) => {
   );
 
   await t.step("accepts 200 as success too", async () => {
-    answer = () =>
+    respond = () =>
       json({ valid: true, urlGzaas: "http://gzaas.com/x", visibility: 1 });
     assert.equal(
       await new Gzaas({ baseUrl: api.base }).create("Hi"),
@@ -285,7 +285,7 @@ Deno.test("Gzaas.create()", async (t) => {
   await t.step(
     "400 with errorMessage is kind http with the server's text",
     async () => {
-      answer = () =>
+      respond = () =>
         json({ valid: false, errorMessage: "Invalid API key" }, 400);
       const error = await rejection(
         new Gzaas({ baseUrl: api.base }).setApiKey("secret-key").create("Hi"),
@@ -302,7 +302,7 @@ Deno.test("Gzaas.create()", async (t) => {
   );
 
   await t.step("503 is kind http", async () => {
-    answer = () =>
+    respond = () =>
       json({ valid: false, errorMessage: "Service unavailable" }, 503);
     const error = await rejection(
       new Gzaas({ baseUrl: api.base }).create("Hi"),
@@ -312,7 +312,7 @@ Deno.test("Gzaas.create()", async (t) => {
   });
 
   await t.step("a success status with valid false is kind http", async () => {
-    answer = () =>
+    respond = () =>
       json({ valid: false, errorMessage: "Message too long" }, 200);
     const error = await rejection(
       new Gzaas({ baseUrl: api.base }).create("Hi"),
@@ -332,7 +332,7 @@ Deno.test("Gzaas.create()", async (t) => {
           () => new Response(null, { status: 204 }),
         ]
       ) {
-        answer = reply;
+        respond = reply;
         const error = await rejection(
           new Gzaas({ baseUrl: api.base }).create("Hi"),
         );
@@ -344,7 +344,7 @@ Deno.test("Gzaas.create()", async (t) => {
   await t.step(
     "a slow reply past timeoutMs is kind timeout; an abort is kind aborted",
     async () => {
-      answer = hang;
+      respond = hang;
       const slow = new Gzaas({ baseUrl: api.base, timeoutMs: 200 });
       assert.equal((await rejection(slow.create("Hi"))).kind, "timeout");
       const controller = new AbortController();

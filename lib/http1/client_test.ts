@@ -771,7 +771,7 @@ Deno.test("createHttp1Client() never sends a streamed body other than its declar
       const index = received.push("") - 1;
       (async () => {
         const buffer = new Uint8Array(4096);
-        let answered = 0;
+        let responded = 0;
         try {
           while (true) {
             const count = await conn.read(buffer);
@@ -780,7 +780,7 @@ Deno.test("createHttp1Client() never sends a streamed body other than its declar
               buffer.subarray(0, count),
             );
             const heads = received[index]!.split("\r\n\r\n").length - 1;
-            for (; answered < heads; answered++) {
+            for (; responded < heads; responded++) {
               await conn.write(
                 new TextEncoder().encode(
                   "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok",

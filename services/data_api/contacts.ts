@@ -69,7 +69,7 @@ const PHONE_PARTS = [
 ] as const;
 
 /** Answers carved out of one pooled buffer before a new one is allocated. */
-const ANSWERS_PER_POOL = 64;
+const RESPONSES_PER_POOL = 64;
 
 /**
  * Returns a function producing the UTF-8 JSON of the 20 contacts with fresh phones.
@@ -77,7 +77,7 @@ const ANSWERS_PER_POOL = 64;
  * This is the data API's hot path, so it allocates almost nothing: every phone has
  * the same length, the JSON is encoded once as a template, and each call copies the
  * template into the next free slice of a pooled buffer and writes the new digits in
- * place. A slice is never reused, so an answer still being sent is never overwritten.
+ * place. A slice is never reused, so an body still being sent is never overwritten.
  *
  * @example
  * ```ts
@@ -106,12 +106,12 @@ export function createContactsJson(
   let used = 0;
   return () => {
     if (used + template.length > pool.length) {
-      pool = new Uint8Array(template.length * ANSWERS_PER_POOL);
+      pool = new Uint8Array(template.length * RESPONSES_PER_POOL);
       used = 0;
     }
-    const answer = pool.subarray(used, used + template.length);
+    const body = pool.subarray(used, used + template.length);
     used += template.length;
-    answer.set(template);
+    body.set(template);
     for (const offset of phoneOffsets) {
       for (const part of PHONE_PARTS) {
         let value = between(random, part.min, part.max);
@@ -120,11 +120,11 @@ export function createContactsJson(
           i >= offset + part.at;
           i--
         ) {
-          answer[i] = 48 + value % 10;
+          body[i] = 48 + value % 10;
           value = (value / 10) | 0;
         }
       }
     }
-    return answer;
+    return body;
   };
 }

@@ -55,17 +55,17 @@ Deno.test("createContactsJson() encodes the people with fresh phones in order", 
   assert.ok(/^\+1 \d{3}-\d{3}-\d{4}$/.test(first[0].phone));
 });
 
-Deno.test("createContactsJson() never overwrites an earlier answer", () => {
+Deno.test("createContactsJson() never overwrites an earlier response", () => {
   const contactsJson = createContactsJson(Math.random);
   const decoder = new TextDecoder();
-  const answers: Uint8Array[] = [];
+  const responses: Uint8Array[] = [];
   const texts: string[] = [];
   for (let i = 0; i < 200; i++) {
     const bytes = contactsJson();
-    answers.push(bytes);
+    responses.push(bytes);
     texts.push(decoder.decode(bytes));
   }
-  const again = answers.map((bytes) => decoder.decode(bytes));
+  const again = responses.map((bytes) => decoder.decode(bytes));
   assert.deepEqual(again, texts);
   assert.equal(new Set(texts).size, 200);
   for (const text of texts) assert.equal(JSON.parse(text).length, 20);

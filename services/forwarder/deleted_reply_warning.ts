@@ -37,7 +37,7 @@ function locationText(location: string | undefined): string {
  * @example
  * ```ts
  * deletedReplyWarning("m-1", { status: 401 });
- * // "Endpoint answered 401 Unauthorized for message m-1: deleted (any status deletes
+ * // "Endpoint returned 401 Unauthorized for message m-1: deleted (any status deletes
  * //  the message; list 401 in FORWARD_RETRY_STATUSES to keep such messages)"
  * ```
  */
@@ -47,12 +47,12 @@ export function deletedReplyWarning(
 ): string {
   const { status } = reply;
   const name = STATUS_CODES[status];
-  const answered = `Endpoint answered ${status}${name ? ` ${name}` : ""}`;
+  const returned = `Endpoint returned ${status}${name ? ` ${name}` : ""}`;
   const keep = `list ${status} in FORWARD_RETRY_STATUSES to keep such messages`;
   if (status >= 300 && status <= 399) {
-    return `${answered} (${
+    return `${returned} (${
       locationText(reply.location)
     }) for message ${messageId}: deleted, the redirect not followed (any status deletes the message; set HTTP_ENDPOINT to the new address, or ${keep})`;
   }
-  return `${answered} for message ${messageId}: deleted (any status deletes the message; ${keep})`;
+  return `${returned} for message ${messageId}: deleted (any status deletes the message; ${keep})`;
 }

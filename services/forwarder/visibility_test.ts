@@ -4,17 +4,17 @@ import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { createVisibilityLookup } from "./visibility.ts";
 import type { Queue } from "./sqs_queue.ts";
 
-/** A queue whose `visibilityTimeout()` answers from `answers`, counting the asks. */
-function queueAnswering(answers: (() => Promise<number>)[]) {
+/** A queue whose `visibilityTimeout()` timeouts from `timeouts`, counting the asks. */
+function queueReturning(timeouts: (() => Promise<number>)[]) {
   let asks = 0;
   const queue = {
-    visibilityTimeout: () => answers[Math.min(asks++, answers.length - 1)]!(),
+    visibilityTimeout: () => timeouts[Math.min(asks++, timeouts.length - 1)]!(),
   } as Queue;
   return { queue, asks: () => asks };
 }
 
 Deno.test("createVisibilityLookup() uses the configured value without asking", async () => {
-  const { queue, asks } = queueAnswering([() => Promise.resolve(99)]);
+  const { queue, asks } = queueReturning([() => Promise.resolve(99)]);
   const log = createMemoryLog();
   const lookup = createVisibilityLookup({ queue, log, configured: 45 });
   assert.deepEqual(await lookup(), { receive: 45, seconds: 45, extendBy: 45 });
@@ -23,7 +23,7 @@ Deno.test("createVisibilityLookup() uses the configured value without asking", a
 });
 
 Deno.test("createVisibilityLookup() extends a configured value below 30 s by 30 s", async () => {
-  const { queue } = queueAnswering([() => Promise.resolve(99)]);
+  const { queue } = queueReturning([() => Promise.resolve(99)]);
   const log = createMemoryLog();
   const lookup = createVisibilityLookup({ queue, log, configured: 1 });
   assert.deepEqual(await lookup(), { receive: 1, seconds: 1, extendBy: 30 });
@@ -31,7 +31,7 @@ Deno.test("createVisibilityLookup() extends a configured value below 30 s by 30 
 });
 
 Deno.test("createVisibilityLookup() asks the queue once for every caller", async () => {
-  const { queue, asks } = queueAnswering([() => Promise.resolve(120)]);
+  const { queue, asks } = queueReturning([() => Promise.resolve(120)]);
   const lookup = createVisibilityLookup({ queue, log: createMemoryLog() });
   const queues = { seconds: 120, extendBy: 120 }; // nothing asked for on receive
   assert.deepEqual(await Promise.all([lookup(), lookup()]), [queues, queues]);
@@ -40,7 +40,7 @@ Deno.test("createVisibilityLookup() asks the queue once for every caller", async
 });
 
 Deno.test("createVisibilityLookup() asks for 30 s on receive when the queue's own is 0, and says so once", async () => {
-  const { queue } = queueAnswering([() => Promise.resolve(0)]);
+  const { queue } = queueReturning([() => Promise.resolve(0)]);
   const log = createMemoryLog();
   const lookup = createVisibilityLookup({ queue, log });
   const floor = { receive: 30, seconds: 30, extendBy: 30 };
@@ -52,7 +52,7 @@ Deno.test("createVisibilityLookup() asks for 30 s on receive when the queue's ow
 });
 
 Deno.test("createVisibilityLookup() extends by 30 s when the queue's own is shorter, silently", async () => {
-  const { queue } = queueAnswering([() => Promise.resolve(10)]);
+  const { queue } = queueReturning([() => Promise.resolve(10)]);
   const log = createMemoryLog();
   const lookup = createVisibilityLookup({ queue, log });
   assert.deepEqual(await lookup(), { seconds: 10, extendBy: 30 });
@@ -62,7 +62,7 @@ Deno.test("createVisibilityLookup() extends by 30 s when the queue's own is shor
 Deno.test("createVisibilityLookup() falls back to 30 s after a failed ask, warns once, asks again after a minute", async () => {
   const clock = FakeTimers.install({ now: 0 });
   try {
-    const { queue, asks } = queueAnswering([
+    const { queue, asks } = queueReturning([
       () => Promise.reject(new Error("AccessDenied")),
       () => Promise.reject(new Error("AccessDenied")),
       () => Promise.resolve(90),

@@ -5,15 +5,16 @@ import { parseTargetUrl, type ServiceBases } from "./targets/mod.ts";
 const MESSAGE = { title: "t", body: "b", type: "info" } as const;
 
 /** A stand-in answering each request with the next of `answers` (the last repeats). */
-function standIn(answers: (() => Response | Promise<Response>)[]) {
+function standIn(responses: (() => Response | Promise<Response>)[]) {
   const seen: Request[] = [];
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
     async (request) => {
       seen.push(request);
       await request.arrayBuffer();
-      const answer = answers[Math.min(seen.length - 1, answers.length - 1)]!;
-      return await answer();
+      const respond =
+        responses[Math.min(seen.length - 1, responses.length - 1)]!;
+      return await respond();
     },
   );
   const url = `http://127.0.0.1:${server.addr.port}`;

@@ -26,14 +26,14 @@ Deno.test("clientHeaderPairs() drops hop-by-hop headers and those Connection nam
 });
 
 Deno.test("clientHeaderPairs() sets the CORS headers, the remote's own replaced", () => {
-  const remote: [string, string][] = [
+  const upstream: [string, string][] = [
     ["access-control-allow-origin", "https://other.example"],
     ["access-control-expose-headers", "x-secret"],
     ["x-b", "2"],
     ["x-a", "1"],
     ["x-a", "3"],
   ];
-  assert.deepEqual(sorted(clientHeaderPairs(remote, "https://app.example")), [
+  assert.deepEqual(sorted(clientHeaderPairs(upstream, "https://app.example")), [
     "access-control-allow-origin: https://app.example",
     "access-control-expose-headers: x-a, x-b",
     "x-a: 1",
@@ -89,31 +89,31 @@ Deno.test("clientHeaderPairs() drops the remote's cookies", () => {
 });
 
 Deno.test("clientHeaderPairs() passes the locations through relocate", () => {
-  const remote: [string, string][] = [
+  const upstream: [string, string][] = [
     ["location", "/base/x"],
     ["content-location", "/base/y"],
     ["x-location", "/base/z"],
   ];
   const relocate = (value: string) => value.replace("/base", "/api");
-  const answer = new Headers(clientHeaderPairs(remote, "*", relocate));
-  assert.equal(answer.get("location"), "/api/x");
-  assert.equal(answer.get("content-location"), "/api/y");
-  assert.equal(answer.get("x-location"), "/base/z");
-  assert.equal(remote[0]![1], "/base/x");
+  const headers = new Headers(clientHeaderPairs(upstream, "*", relocate));
+  assert.equal(headers.get("location"), "/api/x");
+  assert.equal(headers.get("content-location"), "/api/y");
+  assert.equal(headers.get("x-location"), "/base/z");
+  assert.equal(upstream[0]![1], "/base/x");
 });
 
 Deno.test("clientHeaderPairs() drops coding and length of a decoded body only", () => {
-  const remote: [string, string][] = [
+  const upstream: [string, string][] = [
     ["content-encoding", "deflate"],
     ["content-length", "40"],
     ["etag", '"a"'],
   ];
-  assert.deepEqual(sorted(clientHeaderPairs(remote, "*", undefined, true)), [
+  assert.deepEqual(sorted(clientHeaderPairs(upstream, "*", undefined, true)), [
     "access-control-allow-origin: *",
     "access-control-expose-headers: *",
     'etag: "a"',
   ]);
-  assert.deepEqual(sorted(clientHeaderPairs(remote, "*")), [
+  assert.deepEqual(sorted(clientHeaderPairs(upstream, "*")), [
     "access-control-allow-origin: *",
     "access-control-expose-headers: *",
     "content-encoding: deflate",

@@ -62,7 +62,7 @@ export function startEchoUpstream(): EchoUpstream {
 }
 
 /** A raw HTTP answer. */
-export interface RawAnswer {
+export interface RawResponse {
   /** Status code of the status line. */
   status: number;
   /** Header names (lower case) and values. */
@@ -79,7 +79,7 @@ export async function rawRequest(
   port: number,
   target: string,
   options: { method?: string; body?: string; headers?: string[] } = {},
-): Promise<RawAnswer> {
+): Promise<RawResponse> {
   const body = options.body ?? "";
   const lines = [
     `${options.method ?? "GET"} ${target} HTTP/1.1`,
@@ -110,10 +110,10 @@ export async function rawRequest(
   for (let i = 0; i < bytes.length; i += 8192) {
     latin1 += String.fromCharCode(...bytes.slice(i, i + 8192));
   }
-  return parseAnswer(latin1);
+  return parseResponse(latin1);
 }
 
-function parseAnswer(text: string): RawAnswer {
+function parseResponse(text: string): RawResponse {
   const split = text.indexOf("\r\n\r\n");
   const head = split < 0 ? text : text.slice(0, split);
   let body = split < 0 ? "" : text.slice(split + 4);

@@ -5,9 +5,9 @@ import { InvalidResponseError } from "../../lib/http1/errors.ts";
 import { createProxyApp, type ProxyAppOptions } from "./app.ts";
 import { parseRoutes } from "./routes.ts";
 
-/** An app whose upstream requests are recorded and answered by `answer`. */
+/** An app whose upstream requests are recorded and returned by `respond`. */
 function setup(
-  answer: (request: Request) => Response | Promise<Response> = () =>
+  respond: (request: Request) => Response | Promise<Response> = () =>
     new Response("remote"),
   options: Partial<ProxyAppOptions> = {},
 ) {
@@ -19,7 +19,7 @@ function setup(
     fetch: (input, init) => {
       const request = new Request(input, init);
       calls.push(request);
-      return Promise.resolve(answer(request));
+      return Promise.resolve(respond(request));
     },
     ...options,
   });

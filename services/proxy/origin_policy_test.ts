@@ -23,7 +23,7 @@ Deno.test("createOriginPolicy(list) echoes a listed origin with Vary: Origin", (
   assert.equal(policy.fallback, "https://a.example");
   const request = from("http://b.example:8080");
   assert.equal(policy.refuse(request), undefined);
-  const answer = policy.apply(
+  const response = policy.apply(
     request,
     new Response("x", {
       headers: {
@@ -33,10 +33,10 @@ Deno.test("createOriginPolicy(list) echoes a listed origin with Vary: Origin", (
     }),
   );
   assert.equal(
-    answer.headers.get("access-control-allow-origin"),
+    response.headers.get("access-control-allow-origin"),
     "http://b.example:8080",
   );
-  assert.equal(answer.headers.get("vary"), "Accept-Language, Origin");
+  assert.equal(response.headers.get("vary"), "Accept-Language, Origin");
 });
 
 Deno.test("createOriginPolicy(list) refuses an unlisted origin with 403 and no ACAO", async () => {
@@ -51,37 +51,37 @@ Deno.test("createOriginPolicy(list) refuses an unlisted origin with 403 and no A
       message:
         `Origin "${origin}" is not allowed: PROXY_ALLOW_ORIGIN does not list it`,
     });
-    const answered = policy.apply(from(origin), refused);
-    assert.equal(answered.headers.has("access-control-allow-origin"), false);
-    assert.equal(answered.headers.get("vary"), "Origin");
+    const refusal = policy.apply(from(origin), refused);
+    assert.equal(refusal.headers.has("access-control-allow-origin"), false);
+    assert.equal(refusal.headers.get("vary"), "Origin");
   }
 });
 
 Deno.test("createOriginPolicy(list) serves a request without Origin as before", () => {
   const policy = createOriginPolicy(["https://a.example"]);
   assert.equal(policy.refuse(from()), undefined);
-  const answer = policy.apply(
+  const response = policy.apply(
     from(),
     new Response("x", {
       headers: { "access-control-allow-origin": "https://a.example" },
     }),
   );
   assert.equal(
-    answer.headers.get("access-control-allow-origin"),
+    response.headers.get("access-control-allow-origin"),
     "https://a.example",
   );
-  assert.equal(answer.headers.get("vary"), "Origin");
+  assert.equal(response.headers.get("vary"), "Origin");
 });
 
 Deno.test("createOriginPolicy(list) copies immutable headers", () => {
   const policy = createOriginPolicy(["https://a.example"]);
-  const answer = policy.apply(
+  const response = policy.apply(
     from("https://a.example"),
     Response.redirect("http://localhost/x", 302),
   );
-  assert.equal(answer.status, 302);
+  assert.equal(response.status, 302);
   assert.equal(
-    answer.headers.get("access-control-allow-origin"),
+    response.headers.get("access-control-allow-origin"),
     "https://a.example",
   );
 });

@@ -5,16 +5,16 @@ import { parseRoutes } from "./routes.ts";
 const [API, OTHER] = parseRoutes("api=http://remote/v1,other=http://remote/v1");
 
 /** An upstream request counting its calls; `answer` builds each answer. */
-function remote(
-  answer: (request: Request, n: number) => Response | Promise<Response> = (
+function upstream(
+  respond: (request: Request, n: number) => Response | Promise<Response> = (
     _r,
     n,
-  ) => new Response(`answer ${n}`),
+  ) => new Response(`response ${n}`),
 ) {
   const calls: string[] = [];
   const call: RouteUpstream = (request, _route, target) => {
     calls.push(`${request.method} ${String(target)}`);
-    return Promise.resolve(answer(request, calls.length));
+    return Promise.resolve(respond(request, calls.length));
   };
   return { call, calls };
 }
@@ -37,7 +37,7 @@ async function read(response: Response) {
 }
 
 Deno.test("createResponseCache() serves a stored answer until it expires, with Age and X-Cache", async () => {
-  const { call, calls } = remote();
+  const { call, calls } = upstream();
   const time = clock();
   const cached = createResponseCache(call, {
     ttlMs: 10_000,
@@ -65,7 +65,7 @@ Deno.test("createResponseCache() serves a stored answer until it expires, with A
 });
 
 Deno.test("createResponseCache() keys by target URL and route, never across routes", async () => {
-  const { call, calls } = remote();
+  const { call, calls } = upstream();
   const cached = createResponseCache(call, {
     ttlMs: 10_000,
     maxBytes: 1 << 20,
@@ -91,7 +91,7 @@ Deno.test("createResponseCache() follows the remote's Cache-Control and Age", as
   ];
   for (const [headers, stored, name] of cases) {
     await t.step(name, async () => {
-      const { call, calls } = remote(() => new Response("x", { headers }));
+      const { call, calls } = upstream(() => new Response("x", { headers }));
       const cached = createResponseCache(call, {
         ttlMs: 60_000,
         maxBytes: 1 << 20,
@@ -105,7 +105,7 @@ Deno.test("createResponseCache() follows the remote's Cache-Control and Age", as
   }
   await t.step("max-age shortens the time, less the remote's Age", async () => {
     const time = clock();
-    const { call, calls } = remote((_r, n) =>
+    const { call, calls } = upstream((_r, n) =>
       new Response(`a${n}`, {
         headers: { "cache-control": "max-age=5", age: "2" },
       })
@@ -128,7 +128,7 @@ Deno.test("createResponseCache() follows the remote's Cache-Control and Age", as
     assert.equal(calls.length, 2);
   });
   await t.step("only 200 answers to GET are stored", async () => {
-    const { call, calls } = remote((request) =>
+    const { call, calls } = upstream((request) =>
       new Response("x", { status: request.method === "GET" ? 404 : 200 })
     );
     const cached = createResponseCache(call, {
@@ -154,7 +154,7 @@ Deno.test("createResponseCache() follows the remote's Cache-Control and Age", as
   await t.step(
     "a caller's own Authorization is not shared, unless public",
     async () => {
-      const { call, calls } = remote();
+      const { call, calls } = upstream();
       const cached = createResponseCache(call, {
         ttlMs: 60_000,
         maxBytes: 1 << 20,
@@ -185,7 +185,7 @@ Deno.test("createResponseCache() follows the remote's Cache-Control and Age", as
 });
 
 Deno.test("createResponseCache() keys by the headers the answer varies on", async () => {
-  const { call, calls } = remote((request, n) =>
+  const { call, calls } = upstream((request, n) =>
     new Response(`${request.headers.get("accept-language")} ${n}`, {
       headers: { vary: "Accept-Language" },
     })
@@ -206,7 +206,7 @@ Deno.test("createResponseCache() keys by the headers the answer varies on", asyn
 });
 
 Deno.test("createResponseCache() bounds its bytes and skips bodies over a sixteenth of them", async () => {
-  const { call, calls } = remote((request) =>
+  const { call, calls } = upstream((request) =>
     new Response(
       "x".repeat(Number(new URL(request.url).searchParams.get("size"))),
     )
@@ -234,7 +234,7 @@ Deno.test("createResponseCache() bounds its bytes and skips bodies over a sixtee
 
 Deno.test("createResponseCache() makes one remote call for 50 concurrent misses", async () => {
   const gate = Promise.withResolvers<void>();
-  const { call, calls } = remote(async () => {
+  const { call, calls } = upstream(async () => {
     await gate.promise;
     return new Response("shared");
   });
@@ -242,20 +242,23 @@ Deno.test("createResponseCache() makes one remote call for 50 concurrent misses"
     ttlMs: 60_000,
     maxBytes: 1 << 20,
   });
-  const answers = Array.from(
+  const pending = Array.from(
     { length: 50 },
     () => cached(get(), API!, target()),
   );
   gate.resolve();
-  const read50 = await Promise.all(answers.map(async (a) => read(await a)));
+  const read50 = await Promise.all(pending.map(async (a) => read(await a)));
   assert.equal(calls.length, 1);
-  assert.ok(read50.every((answer) => answer.body === "shared"));
-  assert.equal(read50.filter((answer) => answer.cache === "MISS").length, 1);
+  assert.ok(read50.every((response) => response.body === "shared"));
+  assert.equal(
+    read50.filter((response) => response.cache === "MISS").length,
+    1,
+  );
 });
 
 Deno.test("createResponseCache() lets waiting misses call for themselves when the answer is not stored", async () => {
   const gate = Promise.withResolvers<void>();
-  const { call, calls } = remote(async (_r, n) => {
+  const { call, calls } = upstream(async (_r, n) => {
     await gate.promise;
     return new Response(`private ${n}`, {
       headers: { "cache-control": "private" },
@@ -265,18 +268,18 @@ Deno.test("createResponseCache() lets waiting misses call for themselves when th
     ttlMs: 60_000,
     maxBytes: 1 << 20,
   });
-  const answers = Array.from(
+  const pending = Array.from(
     { length: 5 },
     () => cached(get(), API!, target()),
   );
   gate.resolve();
-  const bodies = await Promise.all(answers.map(async (a) => (await a).text()));
+  const bodies = await Promise.all(pending.map(async (a) => (await a).text()));
   assert.equal(calls.length, 5);
   assert.equal(new Set(bodies).size, 5);
 });
 
 Deno.test("createResponseCache() drops a target's answers after a POST there", async () => {
-  const { call, calls } = remote();
+  const { call, calls } = upstream();
   const cached = createResponseCache(call, {
     ttlMs: 60_000,
     maxBytes: 1 << 20,
@@ -295,7 +298,7 @@ Deno.test("createResponseCache() drops a target's answers after a POST there", a
 });
 
 Deno.test("createResponseCache() does not store an answer whose caller went away", async () => {
-  const { call, calls } = remote(() =>
+  const { call, calls } = upstream(() =>
     new Response(
       new ReadableStream({
         pull(controller) {
@@ -319,7 +322,7 @@ Deno.test("createResponseCache() does not store an answer whose caller went away
 });
 
 Deno.test("createResponseCache() names Age and X-Cache in a listed Access-Control-Expose-Headers", async () => {
-  const { call } = remote(() =>
+  const { call } = upstream(() =>
     new Response("x", {
       headers: { "access-control-expose-headers": "content-type, x-upstream" },
     })

@@ -63,7 +63,7 @@ http {
 `;
 }
 
-/** Starts nginx on `port` with the configuration of `route`; resolves once it answers. */
+/** Starts nginx on `port` with the configuration of `route`; resolves once it responds. */
 export async function startNginx(
   route: NginxRoute,
   options: { port: number; workers: number | "auto" },

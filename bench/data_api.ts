@@ -1,6 +1,6 @@
 /**
  * `deno task bench data-api`: authorized requests per second of the data API (started
- * through `main.ts`) against a bare `Deno.serve` answering a fixed 20-record JSON.
+ * through `main.ts`) against a bare `Deno.serve` responding to a fixed 20-record JSON.
  *
  * @module
  */

@@ -7,7 +7,7 @@
  *    and against the same loop on the forwarder's own SQS client (SDK on the pooled
  *    HTTP/1.1 transport), the stricter ceiling. Its peak RSS is the floor of any SDK
  *    client in Deno here, printed beside ours.
- * 2. Realistic latency (each queue call delayed 10 ms by a relay, the sink answering
+ * 2. Realistic latency (each queue call delayed 10 ms by a relay, the sink responding
  *    after 20 ms): ours against a naive receive-post-delete loop and against `npm:sqs-consumer`.
  *
  * Loopback runs are short (about 3 s), so each target runs {@linkcode LOOPBACK_ROUNDS}
@@ -50,7 +50,7 @@ const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A sink counting the posts it gets, answering after `delayMs`. */
+/** A sink counting the posts it gets, responding after `delayMs`. */
 function startSink(delayMs: number) {
   let count = 0;
   const server = Deno.serve(

@@ -1,7 +1,7 @@
 /**
  * `deno task bench messages`: the `messages` role (started through `main.ts`) against
  * `npm:json-server` 0.17 serving the same 100 records and against a bare
- * `Deno.serve` answering a fixed record (the limit of this machine), for list,
+ * `Deno.serve` responding to a fixed record (the limit of this machine), for list,
  * read-one and create (50 connections; after a 2 s warm-up of each, three 5 s rounds
  * with the targets taking turns, best round of each kept, so a drift of the machine's
  * speed favours no side); then a kill -9 check of the records written under load;

@@ -3,8 +3,8 @@
  * relaying GET to a local upstream through a route that adds a query parameter and
  * a header (`PROXY_ROUTE_UP_QUERY`, `PROXY_ROUTE_UP_HEADERS`), against a direct call
  * to that upstream and against `npm:cors-anywhere` relaying to the same upstream
- * (run under Node); and of a second proxy with the answer cache on
- * (`PROXY_CACHE_MS`), whose hits should cost about what a direct answer costs. The
+ * (run under Node); and of a second proxy with the response cache on
+ * (`PROXY_CACHE_MS`), whose hits should cost about what a direct response costs. The
  * targets are measured in alternating rounds after a warm-up, best round of each.
  * Then, with `wrk` (`_wrk.ts` says why), the proxy against nginx on the same route
  * and upstream (`_nginx.ts`), with one worker process (the proxy has one JavaScript
@@ -36,7 +36,7 @@ const CONNECTIONS = 50;
 const BODY = JSON.stringify({
   id: 1,
   author: "Ada",
-  message: "A fixed answer from the upstream",
+  message: "A fixed response from the upstream",
 });
 
 /** Runs the comparison and prints its lines. */
@@ -116,7 +116,7 @@ export async function run(): Promise<void> {
   });
   await compareWithNginx(upstreamUrl, routeEnv);
   await upstream.shutdown();
-  // Why the proxy's remote calls go through a client of our own.
+  // Why the proxy's upstream requests go through a client of our own.
   await compareClients();
 }
 

@@ -14,7 +14,7 @@ function echoApp(): Hono {
   return app;
 }
 
-Deno.test("bodyText() reads UTF-8 text, and answers 400 to other bytes", async () => {
+Deno.test("bodyText() reads UTF-8 text, and returns 400 to other bytes", async () => {
   const app = echoApp();
   const text = await app.request("/echo", { method: "POST", body: "héllo" });
   assert.equal(await text.text(), "héllo");
@@ -28,7 +28,7 @@ Deno.test("bodyText() reads UTF-8 text, and answers 400 to other bytes", async (
   });
 });
 
-Deno.test("bodyText() answers 400 to a body cut short", async () => {
+Deno.test("bodyText() returns 400 to a body cut short", async () => {
   const cut = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(new TextEncoder().encode("half"));

@@ -27,7 +27,7 @@ export interface CorsOptions {
  * Middleware for cross-origin pages. A request from an allowed origin gets
  * `Access-Control-Allow-Origin` (the origin itself, with `Vary: Origin`, for a
  * list; `*` for `*`) and `Access-Control-Expose-Headers`; its preflight (`OPTIONS`
- * with `Access-Control-Request-Method`) is answered 204 with the allowed methods,
+ * with `Access-Control-Request-Method`) gets 204 with the allowed methods,
  * headers and max age. A request from another origin gets no CORS header (the
  * browser keeps the response from the page) and its preflight 403. A request
  * without `Origin` (not from a browser page) passes untouched.

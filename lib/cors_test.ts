@@ -59,7 +59,7 @@ Deno.test("cors() with a list", async (t) => {
     }
   });
 
-  await t.step("answers a listed origin's preflight 204", async () => {
+  await t.step("responds 204 to a listed origin's preflight", async () => {
     const response = await listed.request("/r", preflight(PAGE));
     assert.equal(response.status, 204);
     assert.equal(response.headers.get("access-control-allow-origin"), PAGE);

@@ -2,7 +2,7 @@
  * The one HEAD rule of every role: a response to HEAD carries the `Content-Length`
  * the response to GET would, as RFC 9110 (section 9.3.2) asks.
  *
- * Hono answers HEAD by running the GET route (which sees HEAD) and dropping its
+ * Hono responds to HEAD by running the GET route (which sees HEAD) and dropping its
  * body, and Deno then sends `Content-Length: 0`. {@linkcode measuredHead} measures
  * the body the route gave; {@linkcode headLength} applies it to every route of an
  * app. A route that must stay on Hono's one-handler path (a middleware takes it

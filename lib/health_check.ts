@@ -1,5 +1,5 @@
 /**
- * The health check of every HTTP role: `GET /healthz` answers `{"status":"ok"}`.
+ * The health check of every HTTP role: `GET /healthz` returns `{"status":"ok"}`.
  *
  * @module
  */
@@ -8,7 +8,7 @@ import type { Context } from "hono";
 const HEALTHY = '{"status":"ok"}';
 
 /**
- * Handler answering `{"status":"ok"}` with its `Content-Length` (so HEAD, which
+ * Handler responding `{"status":"ok"}` with its `Content-Length` (so HEAD, which
  * runs it too, carries it). `createHttpApp` registers it at `/healthz`.
  *
  * @example

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { healthCheck } from "./health_check.ts";
 
-Deno.test("healthCheck() answers {status: ok} with its length, to HEAD too", async () => {
+Deno.test("healthCheck() returns {status: ok} with its length, to HEAD too", async () => {
   const app = new Hono().get("/healthz", healthCheck);
   const get = await app.request("/healthz");
   assert.equal(get.status, 200);

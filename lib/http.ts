@@ -1,5 +1,5 @@
 /**
- * The HTTP app of a role: a Hono app with what every role answers (health check,
+ * The HTTP app of a role: a Hono app with what every role serves (health check,
  * JSON errors, 404 and 405 with `Allow`). The rest is composed with `app.use` by
  * the roles that need it (`head_length.ts`, `limit_body.ts`), or called inside a
  * route where a middleware would cost speed (`body_text.ts`,
@@ -26,8 +26,8 @@ export interface HttpAppOptions {
  * routes of its own, else 404 (`unrouted.ts`). Its own responses to HEAD carry their
  * length; routes get that rule from `headLength()` (`head_length.ts`).
  *
- * Throw `new HTTPException(status, { message })` from a handler to answer an error;
- * pass `res` instead to answer a body of your own (an empty one, for instance).
+ * Throw `new HTTPException(status, { message })` from a handler to respond with an error;
+ * pass `res` instead to respond with a body of your own (an empty one, for instance).
  *
  * @example
  * ```ts

@@ -16,7 +16,7 @@ Deno.test("createHttpApp()", async (t) => {
     throw new Error("database on fire");
   });
 
-  await t.step("answers GET /healthz", async () => {
+  await t.step("responds to GET /healthz", async () => {
     const response = await app.request("/healthz");
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { status: "ok" });
@@ -34,14 +34,17 @@ Deno.test("createHttpApp()", async (t) => {
     assert.equal(await response.text(), "");
   });
 
-  await t.step("answers unknown paths 404 with a JSON message", async () => {
-    const response = await app.request("/nowhere");
-    assert.equal(response.status, 404);
-    assert.deepEqual(await response.json(), { message: "Not found" });
-  });
+  await t.step(
+    "responds to unknown paths 404 with a JSON message",
+    async () => {
+      const response = await app.request("/nowhere");
+      assert.equal(response.status, 404);
+      assert.deepEqual(await response.json(), { message: "Not found" });
+    },
+  );
 
   await t.step(
-    "logs an unexpected error and answers a generic 500",
+    "logs an unexpected error and returns a generic 500",
     async () => {
       const response = await app.request("/boom");
       assert.equal(response.status, 500);
@@ -53,7 +56,7 @@ Deno.test("createHttpApp()", async (t) => {
   );
 });
 
-Deno.test("createHttpApp() answers 405 with Allow for another method on a routed path", async () => {
+Deno.test("createHttpApp() returns 405 with Allow for another method on a routed path", async () => {
   const app = createHttpApp({ log: createMemoryLog() });
   app.get("/items", (c) => c.json([]));
   app.post("/items", (c) => c.json({}, 201));
@@ -72,7 +75,7 @@ Deno.test("createHttpApp() answers 405 with Allow for another method on a routed
   await missing.body?.cancel();
 });
 
-Deno.test("createHttpApp() answers HEAD to its own responses with their length", async () => {
+Deno.test("createHttpApp() responds to HEAD to its own responses with their length", async () => {
   const app = createHttpApp({ log: createMemoryLog() });
   app.get("/boom", () => {
     throw new Error("database on fire");

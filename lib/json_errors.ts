@@ -1,5 +1,5 @@
 /**
- * The error handler of every HTTP role: errors answered as `{"message": ...}`.
+ * The error handler of every HTTP role: errors returned as `{"message": ...}`.
  *
  * @module
  */
@@ -9,10 +9,10 @@ import { measuredHead } from "./head_length.ts";
 import { errorText, type Log } from "./log.ts";
 
 /**
- * Returns the error handler (`app.onError`): an `HTTPException` answers its status
+ * Returns the error handler (`app.onError`): an `HTTPException` returns its status
  * with `{"message": ...}` (its message, or the status's text), or its own response
  * when it carries one (`res`: an empty body, for instance); anything else is logged
- * at ERROR to `log` and answers a generic 500. A response to HEAD carries its
+ * at ERROR to `log` and returns a generic 500. A response to HEAD carries its
  * length (see `head_length.ts`).
  *
  * @example

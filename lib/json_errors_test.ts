@@ -20,13 +20,13 @@ Deno.test("jsonErrors()", async (t) => {
     throw new Error("database on fire");
   });
 
-  await t.step("answers an HTTPException's message as JSON", async () => {
+  await t.step("returns an HTTPException's message as JSON", async () => {
     const response = await app.request("/teapot");
     assert.equal(response.status, 418);
     assert.deepEqual(await response.json(), { message: "I am a teapot" });
   });
 
-  await t.step("answers the status's text without a message", async () => {
+  await t.step("returns the status's text without a message", async () => {
     const response = await app.request("/bare");
     assert.deepEqual(await response.json(), { message: "Forbidden" });
   });
@@ -38,7 +38,7 @@ Deno.test("jsonErrors()", async (t) => {
   });
 
   await t.step(
-    "logs an unexpected error and answers a generic 500",
+    "logs an unexpected error and returns a generic 500",
     async () => {
       const response = await app.request("/boom");
       assert.equal(response.status, 500);

@@ -8,7 +8,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { unreadableBody } from "./_unreadable_body.ts";
 
 /**
- * Middleware answering 413 `{"message": ...}` when a request body exceeds `maxBytes`
+ * Middleware returning 413 `{"message": ...}` when a request body exceeds `maxBytes`
  * (declared or streamed). A body without a declared length is read here, up to the
  * limit, and handed on as bytes.
  *

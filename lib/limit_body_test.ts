@@ -10,7 +10,7 @@ Deno.test("limitBody()", async (t) => {
     async (c) => c.json({ size: (await c.req.text()).length }),
   );
 
-  await t.step("answers 413 past the limit", async () => {
+  await t.step("returns 413 past the limit", async () => {
     const ok = await app.request("/upload", {
       method: "POST",
       body: "0123456789",
@@ -43,7 +43,7 @@ Deno.test("limitBody()", async (t) => {
   });
 
   await t.step(
-    "answers 413 to a declared length past the limit",
+    "returns 413 to a declared length past the limit",
     async () => {
       const big = await app.request("/upload", {
         method: "POST",

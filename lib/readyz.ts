@@ -1,5 +1,5 @@
 /**
- * Readiness: `GET /readyz` answers 200 when a role can do its work now, 503 with
+ * Readiness: `GET /readyz` returns 200 when a role can do its work now, 503 with
  * `{"message": ...}` naming what is wrong otherwise. `/healthz` stays liveness.
  *
  * @module
@@ -8,7 +8,7 @@ import type { Handler } from "hono";
 
 /**
  * What is wrong now (one sentence), or `undefined` when ready. It may be
- * asynchronous (a store's answer); a check that throws is not ready, with its error.
+ * asynchronous (a store's response); a check that throws is not ready, with its error.
  */
 export type ReadinessCheck = () =>
   | string
@@ -25,7 +25,7 @@ const CHECK_TIMEOUT_MS = 2000;
  * @example
  * ```ts
  * await readinessProblem(() => undefined); // undefined
- * await readinessProblem(() => "The store does not answer"); // "The store does not answer"
+ * await readinessProblem(() => "The store does not respond"); // "The store does not respond"
  * ```
  */
 export async function readinessProblem(
@@ -80,7 +80,7 @@ export function readyzHandler(check: ReadinessCheck): Handler {
  * @example
  * ```ts
  * readyzResponse(undefined).status; // 200
- * readyzResponse("The store does not answer").status; // 503
+ * readyzResponse("The store does not respond").status; // 503
  * ```
  */
 export function readyzResponse(problem: string | undefined): Response {

@@ -2,14 +2,14 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { readinessProblem, readyzHandler } from "./readyz.ts";
 
-Deno.test("readyzHandler() answers 200 when ready, 503 with the problem", async () => {
-  let problem: string | undefined = "The store does not answer";
+Deno.test("readyzHandler() returns 200 when ready, 503 with the problem", async () => {
+  let problem: string | undefined = "The store does not respond";
   const app = new Hono();
   app.get("/readyz", readyzHandler(() => Promise.resolve(problem)));
   let response = await app.request("/readyz");
   assert.equal(response.status, 503);
   assert.deepEqual(await response.json(), {
-    message: "The store does not answer",
+    message: "The store does not respond",
   });
   problem = undefined;
   response = await app.request("/readyz");

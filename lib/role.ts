@@ -163,7 +163,7 @@ export interface RoleDefinition<S extends Schema> {
  *
  * export const helloRole = defineRole({
  *   name: "hello",
- *   summary: "Answers hello",
+ *   summary: "Says hello",
  *   settings: { ...listenSettings("HELLO", 8009) },
  *   start(settings, { log }) {
  *     const app = new Hono().get("/", (c) => c.text("hello"));

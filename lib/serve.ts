@@ -104,7 +104,7 @@ export interface ServeOptions {
   shutdownTimeoutMs?: number;
 }
 
-/** The status of a response whose handler failed (Hono answers most failures first). */
+/** The status of a response whose handler failed (Hono responds to most failures first). */
 const FAILED = 500;
 
 /** A running HTTP server. */

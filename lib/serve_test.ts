@@ -131,7 +131,7 @@ Deno.test("serveApp() refuses a Host header that would move the request to anoth
   }
 });
 
-Deno.test("serveApp() logs a failure that escapes the app and answers 500", async () => {
+Deno.test("serveApp() logs a failure that escapes the app and returns 500", async () => {
   const log = createMemoryLog();
   const server = serveApp({
     fetch: (request) =>

@@ -1,5 +1,5 @@
 /**
- * What every HTTP role answers a request no route took: 405 with `Allow` for
+ * What every HTTP role returns a request no route took: 405 with `Allow` for
  * another method on a path that has routes, else 404, both as `{"message": ...}`.
  *
  * @module
@@ -16,11 +16,11 @@ export type MethodsOf = (path: string) => readonly string[] | undefined;
 /**
  * Returns the not-found handler (`app.notFound`) of `app`: 405 with `Allow` (see
  * `methodNotAllowed`) when the path allows other methods, else 404
- * `{"message": "Not found"}`, each with its length when it answers HEAD. The
+ * `{"message": "Not found"}`, each with its length when it responds to HEAD. The
  * methods are those of the routes registered on exactly the path (GET implies
  * HEAD), unless `methodsOf` names them: for a path matched by a parameter
  * (`/items/:id`), or one whose middleware is registered for more methods than its
- * routes answer. `createHttpApp` installs it without `methodsOf`.
+ * routes serve. `createHttpApp` installs it without `methodsOf`.
  *
  * @example
  * ```ts

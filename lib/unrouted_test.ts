@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { unrouted } from "./unrouted.ts";
 
-Deno.test("unrouted() answers 405 with Allow for another method on a routed path, else 404", async () => {
+Deno.test("unrouted() returns 405 with Allow for another method on a routed path, else 404", async () => {
   const app = new Hono();
   app.get("/items", (c) => c.json([]));
   app.post("/items", (c) => c.json({}, 201));

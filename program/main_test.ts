@@ -173,7 +173,7 @@ Deno.test("main() stops at a signal that comes while a role is still starting", 
     settings: {},
     start() {
       requestStop("SIGTERM");
-      return new Promise(() => {}); // a credential process that never answers
+      return new Promise(() => {}); // a credential process that never responds
     },
   });
   const { code, logs } = run(["alpha", "slow"], [

@@ -71,7 +71,7 @@ export function processRegistry(states: RoleStates): MetricsRegistry {
   const ready = registry.gauge<"role">({
     name: "homewire_ready",
     help:
-      "1 when the role can do its work now (GET /readyz answers 200), 0 otherwise",
+      "1 when the role can do its work now (GET /readyz returns 200), 0 otherwise",
     labels: ["role"],
   });
   registry.beforeScrape(async () => {

@@ -19,7 +19,7 @@ export const SERIES_BEGIN = "<!-- series:begin -->";
 /** The marker closing it. */
 export const SERIES_END = "<!-- series:end -->";
 
-/** Roles that answer HTTP, and so have the HTTP series. */
+/** Roles that serve HTTP, and so have the HTTP series. */
 const HTTP_ROLES = new Set([
   "messages",
   "proxy",

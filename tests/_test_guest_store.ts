@@ -1,6 +1,6 @@
 /**
  * The time-series store's write endpoint as the kernel suites run it inside the guest
- * (which has no other server): answers every request with 204 and appends each
+ * (which has no other server): responds to every request with 204 and appends each
  * request's body, one line-protocol line a line, to `<database>.lp` in the folder of
  * its first argument (the job folder, so the test reads it after the guest ends), the
  * database being the request's `db` (v1) or `bucket` (v2) parameter. Prints "store

@@ -187,7 +187,7 @@ export function startMain(
   };
 }
 
-/** Polls `url` until it answers (any status) or `timeoutMs` passes. */
+/** Polls `url` until it responds (any status) or `timeoutMs` passes. */
 export async function waitForHttp(
   url: string,
   timeoutMs = 20_000,
@@ -200,7 +200,7 @@ export async function waitForHttp(
       return;
     } catch (error) {
       if (Date.now() > deadline) {
-        throw new Error(`${url} did not answer within ${timeoutMs} ms`, {
+        throw new Error(`${url} did not respond within ${timeoutMs} ms`, {
           cause: error,
         });
       }

@@ -50,7 +50,7 @@ export interface InfluxdOptions {
   maxBodySize?: number;
 }
 
-/** Starts `influxd` (at `path`) and waits until it answers `/ping`. */
+/** Starts `influxd` (at `path`) and waits until it responds to `/ping`. */
 export async function startInfluxd(
   path: string,
   options: InfluxdOptions = {},

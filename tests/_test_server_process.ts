@@ -1,6 +1,6 @@
 /**
  * A server binary started by a suite in its own temporary folder, waited for until it
- * answers, and stopped (folder removed) at the end.
+ * responds, and stopped (folder removed) at the end.
  *
  * @module
  */
@@ -16,7 +16,7 @@ export interface ServerProcess {
 
 /**
  * Runs `path` with `args(dir)` for a new temporary folder `dir` (made with `prefix`)
- * and waits until `readyUrl` answers, or `readyPort` of 127.0.0.1 accepts a
+ * and waits until `readyUrl` responds, or `readyPort` of 127.0.0.1 accepts a
  * connection; on failure the server is stopped again.
  */
 export async function startServerProcess(options: {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Browser, CDPSession, Page } from "puppeteer-core";
 import { parseCsv } from "../services/table/_test_csv.ts";
 
-/** One row of the stand-in data set, as the API answers it. */
+/** One row of the stand-in data set, as the API returns it. */
 export interface Person {
   id: number;
   name: string;
@@ -55,14 +55,14 @@ export function people(version: number): Person[] {
   }));
 }
 
-/** A stand-in data API answering {@linkcode people}; `version` and `failing` change it. */
+/** A stand-in data API responding {@linkcode people}; `version` and `failing` change it. */
 export interface StandInApi {
   url: string;
   /** Data version; the `updated` column shows it. */
   version: number;
-  /** Answer 503 instead of the data. */
+  /** Return 503 instead of the data. */
   failing: boolean;
-  /** Requests answered so far. */
+  /** Requests served so far. */
   readonly requests: number;
   close(): Promise<void>;
 }

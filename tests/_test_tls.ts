@@ -1,6 +1,6 @@
 /**
  * A throw-away certificate authority and a server certificate for 127.0.0.1, made
- * with `openssl` for suites that need a real https remote.
+ * with `openssl` for suites that need a real https upstream.
  *
  * @module
  */

@@ -39,7 +39,7 @@ export interface VictoriaOptions {
   flags?: readonly string[];
 }
 
-/** Starts `victoria-metrics` (at `path`) and waits until it answers `/health`. */
+/** Starts `victoria-metrics` (at `path`) and waits until it responds to `/health`. */
 export async function startVictoria(
   path: string,
   options: VictoriaOptions = {},

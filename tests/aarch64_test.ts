@@ -415,7 +415,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "aarch64: the demo set answers /api/table",
+  name: "aarch64: the demo set responds to /api/table",
   ignore,
   fn: () =>
     inTempDir(async (dir) => {

@@ -184,7 +184,7 @@ function unitTests(): string {
               exp_annotations: {
                 summary: "messages on pi:9464 is not ready",
                 description:
-                  "GET /readyz has answered 503 for 5 minutes: see its message and the role's log.",
+                  "GET /readyz has returned 503 for 5 minutes: see its message and the role's log.",
               },
             }],
           },
@@ -223,7 +223,7 @@ function unitTests(): string {
               exp_annotations: {
                 summary: "Proxy route weather fails upstream",
                 description:
-                  "30% of its upstream requests failed or answered 5xx over 10 minutes.",
+                  "30% of its upstream requests failed or returned 5xx over 10 minutes.",
               },
             }],
           },

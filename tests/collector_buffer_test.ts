@@ -1,7 +1,7 @@
 /**
  * The collector's durable buffer (`TSDB_BUFFER_PATH`) through `main.ts collector`
  * against a real InfluxDB 1.x: points collected while the store is paused, or in a
- * write the store had not yet answered, survive SIGKILL and are written after the
+ * write the store had not yet responded, survive SIGKILL and are written after the
  * next start, once each, with their original times.
  */
 import assert from "node:assert/strict";
@@ -110,12 +110,12 @@ Deno.test({
 
 Deno.test({
   name:
-    "collector: a write cut by SIGKILL before the store answered is sent again after the restart, stored once",
+    "collector: a write cut by SIGKILL before the store responded is sent again after the restart, stored once",
   ignore: influxd.ignore,
   async fn() {
     const t = await setUp();
     // A slow store: the request reaches InfluxDB (the points are stored), but the
-    // answer is held back until `release` while `holding` is true.
+    // response is held back until `release` while `holding` is true.
     let holding = true;
     let release!: () => void;
     const held = new Promise<void>((resolve) => release = resolve);

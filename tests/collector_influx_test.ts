@@ -212,7 +212,7 @@ Deno.test({
     let role: { stop(): Promise<void> } | undefined;
     try {
       // A string field in the current shard makes the float home_uvi a type
-      // conflict: the store answers 400 "partial write" and stores the rest.
+      // conflict: the store returns 400 "partial write" and stores the rest.
       const seeded = await fetch(`${t.influx.url}/write?db=home&precision=ms`, {
         method: "POST",
         body: `home_uvi,location=out value="high" ${Date.now() - 60_000}`,
@@ -313,7 +313,7 @@ Deno.test({
     try {
       await influx.query("CREATE DATABASE home");
       const now = Date.now();
-      // InfluxDB stores the lines that parse and answers "dropped=0".
+      // InfluxDB stores the lines that parse and returns "dropped=0".
       writer.write([`m value=1 ${now}`, "bad line", `m value=2 ${now + 1}`]);
       assert.equal(await writer.flush(5000), true);
       assert.equal(writer.dropped, 1);

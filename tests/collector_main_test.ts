@@ -152,7 +152,7 @@ Deno.test("collector --once posts v2 writes with the token, skips a non-200 repl
     const output = main.stderr.join("\n");
     assert.match(
       output,
-      /\[WARNING\] Weather call \/data\/2\.5\/forecast answered 503: its points are skipped$/m,
+      /\[WARNING\] Weather call \/data\/2\.5\/forecast returned 503: its points are skipped$/m,
     );
     assert.ok(!output.includes("s3cret-token") && !output.includes("k3y"));
     assert.deepEqual(store.requests.map((r) => [r.url, r.auth]), [[

@@ -224,7 +224,7 @@ Deno.test({
     try {
       t.broker.kill("SIGSTOP");
       const main = startMain(["collector"], { env: t.env });
-      // The pass is written while the broker never answers its CONNECT: before
+      // The pass is written while the broker never responds to its CONNECT: before
       // the MQTT client gives up waiting for it (10 s) and says so.
       await t.influx.waitForRows("home_pressure", "home", 2);
       assert.doesNotMatch(main.stderr.join("\n"), /MQTT broker .* unavailable/);

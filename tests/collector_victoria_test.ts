@@ -1,6 +1,6 @@
 /**
  * The collector's v2 write path (`/api/v2/write`) against a real VictoriaMetrics,
- * read back through its export API, and what it answers to lines InfluxDB would
+ * read back through its export API, and what it returns for lines InfluxDB would
  * refuse.
  */
 import assert from "node:assert/strict";
@@ -105,7 +105,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "VictoriaMetrics answers 204 to lines InfluxDB would refuse: createTsdbWriter() counts none as refused",
+    "VictoriaMetrics returns 204 to lines InfluxDB would refuse: createTsdbWriter() counts none as refused",
   ignore: victoria.ignore,
   async fn() {
     const vm = await startVictoria(victoria.path ?? "victoria-metrics");

@@ -191,7 +191,7 @@ Deno.test({
   async fn() {
     // As under the unit: the project (here, this folder and its node_modules) is
     // not writable by the role's user, the working folder and DENO_DIR are empty
-    // and its own, and the npm registry does not answer.
+    // and its own, and the npm registry does not respond.
     assert.equal(await asNobody(["test", "-w", `${ROOT}node_modules`]), false);
     const dir = await Deno.makeTempDir({ prefix: "homewire-unit-" });
     try {

@@ -249,7 +249,7 @@ Deno.test("a signal does not hide that collector --once left points unwritten", 
 });
 
 Deno.test("a second signal ends the process at once with exit code 1", async () => {
-  // A remote that never answers keeps a proxied request in flight, so the first
+  // An upstream that never responds keeps a proxied request in flight, so the first
   // SIGTERM waits for it (up to 10 s).
   const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const held: Deno.Conn[] = [];

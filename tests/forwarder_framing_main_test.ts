@@ -1,5 +1,5 @@
 /**
- * The `forwarder` role through `main.ts` against fauxqs and an endpoint whose answers
+ * The `forwarder` role through `main.ts` against fauxqs and an endpoint whose responses
  * break HTTP/1.1 framing: each such message stays in the queue, and the next message
  * is still posted and deleted.
  */
@@ -8,7 +8,7 @@ import { startScriptedServer } from "../lib/http1/_test_helpers.ts";
 import { startFauxqs } from "./_test_fauxqs.ts";
 import { startMain } from "./_test_helpers.ts";
 
-/** The endpoint's answer to each message body, broken in one way each. */
+/** The endpoint's response to each message body, broken in one way each. */
 const BROKEN: Record<string, string[]> = {
   "empty-length": ["HTTP/1.1 200 OK\r\nContent-Length: \r\n\r\n"],
   "length-and-chunked": [
@@ -27,13 +27,13 @@ async function until(check: () => Promise<boolean>, timeoutMs = 20_000) {
   }
 }
 
-Deno.test("forwarder role leaves a message whose post got an invalid answer in the queue, and posts the next", async () => {
+Deno.test("forwarder role leaves a message whose post got an invalid response in the queue, and posts the next", async () => {
   const fauxqs = await startFauxqs();
   const posted: string[] = [];
   const endpoint = startScriptedServer((_, body) => {
     posted.push(body);
     const broken = BROKEN[JSON.parse(body) as string];
-    // A broken answer's connection is closed soon after, as a real one would be.
+    // A broken response's connection is closed soon after, as a real one would be.
     return broken
       ? { steps: [...broken, 200], close: true }
       : { steps: ["HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"] };
@@ -70,7 +70,7 @@ Deno.test("forwarder role leaves a message whose post got an invalid answer in t
       visible: 0,
       inFlight: Object.keys(BROKEN).length,
     });
-    // Each post went out once: an invalid answer is not a reason to send again.
+    // Each post went out once: an invalid response is not a reason to send again.
     for (const name of Object.keys(BROKEN)) {
       assert.equal(
         posted.filter((body) => body === JSON.stringify(name)).length,

@@ -195,7 +195,7 @@ Deno.test("forwarder role through main.ts", async (t) => {
       const main = startMain(["forwarder", "--env-file", file], { env });
       try {
         await main.waitFor(
-          /\[WARNING\] Endpoint answered 503 for message .*left in the queue/,
+          /\[WARNING\] Endpoint returned 503 for message .*left in the queue/,
         );
         await sink.waitFor(2);
         await until(emptied(url));
@@ -227,10 +227,10 @@ Deno.test("forwarder role through main.ts", async (t) => {
         await sink.waitFor(2);
         await until(emptied(url));
         await main.waitFor(
-          /\[WARNING\] Endpoint answered 401 Unauthorized for message \S+: deleted \(any status deletes the message; list 401 in FORWARD_RETRY_STATUSES to keep such messages\)$/,
+          /\[WARNING\] Endpoint returned 401 Unauthorized for message \S+: deleted \(any status deletes the message; list 401 in FORWARD_RETRY_STATUSES to keep such messages\)$/,
         );
         await main.waitFor(
-          /\[WARNING\] Endpoint answered 301 Moved Permanently \(Location "https:\/\/new\.example\.com\/in"\) for message \S+: deleted, the redirect not followed/,
+          /\[WARNING\] Endpoint returned 301 Moved Permanently \(Location "https:\/\/new\.example\.com\/in"\) for message \S+: deleted, the redirect not followed/,
         );
         assert.equal(sink.requests.length, 2, "the redirect is not followed");
       } finally {
@@ -238,7 +238,7 @@ Deno.test("forwarder role through main.ts", async (t) => {
         await sink.stop();
       }
       assert.equal(
-        main.stderr.filter((line) => /Endpoint answered/.test(line)).length,
+        main.stderr.filter((line) => /Endpoint returned/.test(line)).length,
         2,
       );
     },
@@ -279,7 +279,7 @@ Deno.test("forwarder role through main.ts", async (t) => {
       const url = await fauxqs.createQueue("order.fifo", {
         FifoQueue: "true",
       });
-      // The endpoint answers in random order.
+      // The endpoint responds in random order.
       const sink = startSink({ delayMs: () => Math.random() * 20 });
       const groups = ["g0", "g1", "g2", "g3"];
       const bodies = Array.from(

@@ -73,7 +73,7 @@ async function queryUntil(
   const end = Date.now() + timeoutMs;
   let last: unknown;
   while (true) {
-    // Prometheus answers 503 (text) until its storage is up: asked again then.
+    // Prometheus returns 503 (text) until its storage is up: asked again then.
     const response = await fetch(
       `${base}/api/v1/query?query=${encodeURIComponent(query)}`,
     );
@@ -94,7 +94,7 @@ async function queryUntil(
     }
     if (Date.now() > end) {
       throw new Error(
-        `No acceptable answer to ${query} within ${timeoutMs} ms: ${
+        `No acceptable response to ${query} within ${timeoutMs} ms: ${
           JSON.stringify(last)
         }`,
       );
@@ -176,7 +176,7 @@ Deno.test({
       const targets = [ports.demo, ports.proxy, ports.notifier, ports.pair];
 
       await t.step(
-        "every role answers /readyz, the metrics endpoint too",
+        "every role responds to /readyz, the metrics endpoint too",
         async () => {
           for (
             const port of [

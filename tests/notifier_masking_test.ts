@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { freePort, type MainProcess, startMain } from "./_test_helpers.ts";
 
-/** A stand-in for a service: answers `respond(request)`. */
+/** A stand-in for a service: returns `respond(request)`. */
 function serviceStandIn(respond: (request: Request) => Response) {
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
@@ -63,7 +63,7 @@ Deno.test("main.ts notifier masks a secret that the 200-character cut of an erro
     const error: string = body.results[0].error;
     assert.equal(
       error,
-      `JSON endpoint answered HTTP 400: ${"x".repeat(195)} ****`,
+      `JSON endpoint returned HTTP 400: ${"x".repeat(195)} ****`,
     );
     assertMasked(JSON.stringify(body), secret);
   } finally {
@@ -72,7 +72,7 @@ Deno.test("main.ts notifier masks a secret that the 200-character cut of an erro
   }
   assert.match(
     output(main),
-    /\[WARNING\] Cannot send note "a": JSON endpoint answered HTTP 400: x+ \*\*\*\* \(json:\/\/user:\*\*\*\*@/,
+    /\[WARNING\] Cannot send note "a": JSON endpoint returned HTTP 400: x+ \*\*\*\* \(json:\/\/user:\*\*\*\*@/,
   );
   assertMasked(output(main), secret);
 });

@@ -20,7 +20,7 @@ interface Seen {
   body: string;
 }
 
-/** One server standing in for every service: records requests, answers `reply`. */
+/** One server standing in for every service: records requests, returns `reply`. */
 function serviceStandIn() {
   const seen: Seen[] = [];
   const state = {
@@ -131,7 +131,7 @@ Deno.test("main.ts notifier sends to every scheme the request its service docume
       },
     );
 
-    await t.step("GET /note fans out and answers every result", async () => {
+    await t.step("GET /note fans out and returns every result", async () => {
       const response = await fetch(
         `${base}/note/Door%20%E2%9C%93/Opened%20%3Cnow%3E`,
       );
@@ -275,7 +275,7 @@ Deno.test("main.ts notifier sends to every scheme the request its service docume
     });
 
     await t.step(
-      "a service answering 500 is retried, then reported at WARNING (502)",
+      "a service returning 500 is retried, then reported at WARNING (502)",
       async () => {
         const before = api.seen.length;
         api.state.reply = (request) =>
@@ -294,18 +294,18 @@ Deno.test("main.ts notifier sends to every scheme the request its service docume
           target: `gotify://${api.host}/sub/****`,
           ok: false,
           status: 500,
-          error: "Gotify answered HTTP 500: boom",
+          error: "Gotify returned HTTP 500: boom",
         });
         // Three attempts for Gotify, one for each of the six others.
         assert.equal(api.seen.length - before, 9);
         await main.waitFor(
-          /\[WARNING\] Cannot send note "T": Gotify answered HTTP 500: boom \(gotify:\/\/127\.0\.0\.1:\d+\/sub\/\*\*\*\*\)/,
+          /\[WARNING\] Cannot send note "T": Gotify returned HTTP 500: boom \(gotify:\/\/127\.0\.0\.1:\d+\/sub\/\*\*\*\*\)/,
         );
       },
     );
 
     await t.step(
-      "services echoing the credentials they were sent: masked in the answer and the log",
+      "services echoing the credentials they were sent: masked in the response and the log",
       async () => {
         api.state.reply = (request) => {
           const form = new URLSearchParams(request.body);
@@ -326,7 +326,7 @@ Deno.test("main.ts notifier sends to every scheme the request its service docume
         const text = await response.text();
         assert.equal(JSON.parse(text).results.length, 7);
         assertNoSecret(text, [...SECRETS, ...ENCODED_SECRETS]);
-        await main.waitFor(/Cannot send note "Echo": JSON endpoint answered/);
+        await main.waitFor(/Cannot send note "Echo": JSON endpoint returned/);
       },
     );
 
@@ -375,7 +375,7 @@ Deno.test("main.ts notifier with an Apprise config file: tags, a target down, th
     api.seen.map((s) => s.path === "/" ? JSON.parse(s.body).topic : s.path);
   try {
     await t.step(
-      "sends without the bearer token answer 401; / and /healthz stay open",
+      "sends without the bearer token return 401; / and /healthz stay open",
       async () => {
         for (
           const response of [
@@ -471,7 +471,7 @@ Deno.test("main.ts notifier with an Apprise config file: tags, a target down, th
     });
 
     await t.step(
-      "form fields work too; a tag no target has answers 424",
+      "form fields work too; a tag no target has returns 424",
       async () => {
         const form = await fetch(`${base}/notify/`, {
           method: "POST",
@@ -500,7 +500,7 @@ Deno.test("main.ts notifier with an Apprise config file: tags, a target down, th
   }
 });
 
-Deno.test("main.ts notifier with pbul:// alone answers the push API's reply, as the original notifier", async () => {
+Deno.test("main.ts notifier with pbul:// alone returns the push API's reply, as the original notifier", async () => {
   const api = serviceStandIn();
   api.state.reply = () =>
     Response.json({ iden: "ujpah72o0", type: "note", active: true });
@@ -523,7 +523,7 @@ Deno.test("main.ts notifier with pbul:// alone answers the push API's reply, as 
     const failed = await fetch(`${base}/note/a/b`);
     assert.equal(failed.status, 502);
     assert.deepEqual(await failed.json(), {
-      message: "Push API answered HTTP 401: Access token is missing or invalid",
+      message: "Push API returned HTTP 401: Access token is missing or invalid",
     });
   } finally {
     assert.equal(await main.stop(), 0);

@@ -6,7 +6,7 @@ import { freePort, type MainProcess, startMain } from "./_test_helpers.ts";
 
 const TOKEN = "o.S3cretPushT0ken";
 
-/** A stand-in of the push API: records requests, answers `reply`. */
+/** A stand-in of the push API: records requests, returns `reply`. */
 function pushStandIn() {
   const seen: { path: string; authorization: string | null; body: unknown }[] =
     [];
@@ -55,13 +55,13 @@ Deno.test("main.ts notifier sends notes to the push API", async (t) => {
     PUSH_TIMEOUT_MS: "500",
   });
   try {
-    await t.step("GET / answers the usage text", async () => {
+    await t.step("GET / returns the usage text", async () => {
       const response = await fetch(`${base}/`);
       assert.equal(response.status, 200);
       assert.equal(await response.text(), "Usage: GET /note/{title}/{body}");
     });
 
-    await t.step("GET /healthz answers ok; errors are JSON", async () => {
+    await t.step("GET /healthz returns ok; errors are JSON", async () => {
       const health = await fetch(`${base}/healthz`);
       assert.equal(health.status, 200);
       assert.deepEqual(await health.json(), { status: "ok" });
@@ -121,7 +121,7 @@ Deno.test("main.ts notifier sends notes to the push API", async (t) => {
     });
 
     await t.step(
-      "malformed encoding answers 400 without calling the push API",
+      "malformed encoding returns 400 without calling the push API",
       async () => {
         const count = api.seen.length;
         const response = await fetch(`${base}/note/%E0%A4%A/body`);
@@ -140,7 +140,7 @@ Deno.test("main.ts notifier sends notes to the push API", async (t) => {
     );
 
     await t.step(
-      "a push API error answers 502 with the upstream status",
+      "a push API error returns 502 with the upstream status",
       async () => {
         api.state.reply = () =>
           Response.json({
@@ -153,16 +153,16 @@ Deno.test("main.ts notifier sends notes to the push API", async (t) => {
         assert.equal(response.status, 502);
         assert.deepEqual(await response.json(), {
           message:
-            "Push API answered HTTP 401: Access token is missing or invalid",
+            "Push API returned HTTP 401: Access token is missing or invalid",
         });
         await main.waitFor(
-          /\[WARNING\] Cannot send note "a": Push API answered HTTP 401/,
+          /\[WARNING\] Cannot send note "a": Push API returned HTTP 401/,
         );
       },
     );
 
     await t.step(
-      "a push API slower than PUSH_TIMEOUT_MS answers 502",
+      "a push API slower than PUSH_TIMEOUT_MS returns 502",
       async () => {
         api.state.reply = () =>
           new Promise((resolve) =>
@@ -171,7 +171,7 @@ Deno.test("main.ts notifier sends notes to the push API", async (t) => {
         const response = await fetch(`${base}/note/a/b`);
         assert.equal(response.status, 502);
         assert.deepEqual(await response.json(), {
-          message: "Push API did not answer within 500 ms",
+          message: "Push API did not respond within 500 ms",
         });
       },
     );
@@ -189,7 +189,7 @@ Deno.test("main.ts notifier sends notes to the push API", async (t) => {
   }
 });
 
-Deno.test("main.ts notifier answers 502 when the push API is unreachable", async () => {
+Deno.test("main.ts notifier returns 502 when the push API is unreachable", async () => {
   const { main, base } = await startNotifier({
     PUSHBULLET_TOKEN: TOKEN,
     PUSH_BASE_URL: `http://127.0.0.1:${freePort()}`,

@@ -122,7 +122,7 @@ Deno.test({
         assert.equal((await tinyproxy.requests()).length, before);
       });
       await t.step("a refusal is a 502 naming the proxy, masked", async () => {
-        // Without credentials, tinyproxy answers 407; with wrong ones, 401 (which,
+        // Without credentials, tinyproxy returns 407; with wrong ones, 401 (which,
         // to a forwarded request, cannot be told from the upstream's own 401).
         const none = `http://127.0.0.1:${tinyproxy.port}`;
         const wrong = `http://me:not-${PASSWORD}@127.0.0.1:${tinyproxy.port}`;
@@ -140,12 +140,12 @@ Deno.test({
             const tiny = `127\\.0\\.0\\.1:${tinyproxy.port}`;
             await main.waitFor(
               new RegExp(
-                `\\[WARNING\\] Remote of route "api" .*Proxy "http://${tiny}" refused the request to 127\\.0\\.0\\.1:${echoPort}: 407`,
+                `\\[WARNING\\] Upstream of route "api" .*Proxy "http://${tiny}" refused the request to 127\\.0\\.0\\.1:${echoPort}: 407`,
               ),
             );
             await main.waitFor(
               new RegExp(
-                `\\[WARNING\\] Remote of route "sec" .*Proxy "http://\\*\\*\\*@${tiny}" refused the request to 127\\.0\\.0\\.1:${securePort}: 40[17]`,
+                `\\[WARNING\\] Upstream of route "sec" .*Proxy "http://\\*\\*\\*@${tiny}" refused the request to 127\\.0\\.0\\.1:${securePort}: 40[17]`,
               ),
             );
           },

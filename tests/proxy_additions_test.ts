@@ -1,9 +1,9 @@
 /**
  * Per-route query parameters and headers (`PROXY_ROUTE_<NAME>_QUERY`,
  * `PROXY_ROUTE_<NAME>_HEADERS` and their `_FILE` twins) through `main.ts proxy`,
- * against a recording remote: added, replacing the caller's, on their route only,
+ * against a recording upstream: added, replacing the client's, on their route only,
  * refused at start when malformed, and never in a log line (at DEBUG), a rewritten
- * redirect or an error answer.
+ * redirect or an error response.
  */
 import assert from "node:assert/strict";
 import { startRawServer } from "../lib/http1/_test_helpers.ts";
@@ -15,7 +15,7 @@ const FILE_KEY = "file-s3cret-abcdefabcdef";
 /** Every form a secret could take in text. */
 const SECRETS = [KEY, HEADER_KEY, FILE_KEY, "s3cret", "k3y"];
 
-/** What the recording remote saw of one call. */
+/** What the recording upstream saw of one call. */
 interface Seen {
   path: string;
   query: string;
@@ -23,7 +23,7 @@ interface Seen {
   body: string;
 }
 
-/** A remote recording each call; `/redirect` redirects, `/echo` echoes the key in headers, `/hang` never answers. */
+/** An upstream recording each call; `/redirect` redirects, `/echo` echoes the key in headers, `/hang` never responds. */
 function startRecordingUpstream() {
   const seen: Seen[] = [];
   const release = Promise.withResolvers<void>();
@@ -85,7 +85,7 @@ function assertNoSecret(lines: readonly string[]) {
 
 Deno.test("proxy role adds each route's parameters and headers, never showing them", async (t) => {
   const upstream = startRecordingUpstream();
-  // A remote whose answer is not HTTP, quoting the key it was sent.
+  // An upstream whose response is not HTTP, quoting the key it was sent.
   const broken = startRawServer((head) =>
     `HTTP/1.1 200 OK\r\nnot a header ${
       /appid=([^& ]+)/.exec(head)?.[1]
@@ -125,12 +125,12 @@ Deno.test("proxy role adds each route's parameters and headers, never showing th
     );
 
     await t.step(
-      "parameters and headers are added, the caller's replaced",
+      "parameters and headers are added, the client's replaced",
       async () => {
         const response = await fetch(
-          `${base}/weather/now?q=K%C3%B6ln&appid=callers&units=imperial`,
+          `${base}/weather/now?q=K%C3%B6ln&appid=clients&units=imperial`,
           {
-            headers: { "X-Api-Key": "callers-own", accept: "application/json" },
+            headers: { "X-Api-Key": "clients-own", accept: "application/json" },
           },
         );
         assert.equal(response.status, 200);
@@ -168,11 +168,11 @@ Deno.test("proxy role adds each route's parameters and headers, never showing th
         assert.equal(fromFile.headers["authorization"], `Bearer ${FILE_KEY}`);
         assert.equal(fromFile.query, "");
         const plain: Seen = await (await fetch(
-          `${base}/plain/x?appid=callers&units=imperial`,
-          { headers: { "x-api-key": "callers-own" } },
+          `${base}/plain/x?appid=clients&units=imperial`,
+          { headers: { "x-api-key": "clients-own" } },
         )).json();
-        assert.equal(plain.query, "appid=callers&units=imperial");
-        assert.equal(plain.headers["x-api-key"], "callers-own");
+        assert.equal(plain.query, "appid=clients&units=imperial");
+        assert.equal(plain.headers["x-api-key"], "clients-own");
         assert.equal(plain.headers["authorization"], undefined);
       },
     );
@@ -191,19 +191,19 @@ Deno.test("proxy role adds each route's parameters and headers, never showing th
       },
     );
     await t.step(
-      "answer headers echoing a secret are blanked; the body is the remote's",
+      "response headers echoing a secret are blanked; the body is the upstream's",
       async () => {
         const response = await fetch(`${base}/weather/echo?q=2`);
         const headers = [...response.headers].map(([n, v]) => `${n}: ${v}`);
         assertNoSecret(headers);
         assert.equal(response.headers.get("x-echo-key"), "REDACTED");
         assert.match(response.headers.get("link")!, /appid=REDACTED/);
-        // What the remote puts in its body is its own business.
+        // What the upstream puts in its body is its own business.
         assert.ok((await response.text()).includes(KEY));
       },
     );
     await t.step(
-      "error answers hold no secret: down, invalid, time-out",
+      "error responses hold no secret: down, invalid, time-out",
       async () => {
         const down = await fetch(`${base}/down/x?q=1`);
         assert.equal(down.status, 502);
@@ -218,13 +218,13 @@ Deno.test("proxy role adds each route's parameters and headers, never showing th
         const slowText = await slow.text();
         assertNoSecret([downText, invalidText, slowText]);
         await proxy.waitFor(
-          /\[WARNING\] Remote of route "down" is unreachable/,
+          /\[WARNING\] Upstream of route "down" is unreachable/,
         );
         await proxy.waitFor(
-          /\[WARNING\] Remote of route "broken" answered with an invalid/,
+          /\[WARNING\] Upstream of route "broken" responded with an invalid/,
         );
         await proxy.waitFor(
-          /\[WARNING\] Remote of route "weather" did not answer/,
+          /\[WARNING\] Upstream of route "weather" did not respond/,
         );
       },
     );

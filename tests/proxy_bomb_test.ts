@@ -1,5 +1,5 @@
 /**
- * Decompression bombs through `main.ts`: an upstream answering a few hundred bytes
+ * Decompression bombs through `main.ts`: an upstream returning a few hundred bytes
  * of brotli (or a few MB of gzip) that decode to 1 or 8 GiB. The proxy holds at
  * most a part of the decoded body at once and stops at PROXY_MAX_RESPONSE_BYTES:
  * its resident size stays under MAX_RESIDENT_MB.
@@ -37,7 +37,7 @@ async function startProxy(upstream: string, env: Record<string, string>) {
   return { proxy, base: `http://127.0.0.1:${port}` };
 }
 
-Deno.test("proxy answers 502 to a decompression bomb, in bounded memory", async (t) => {
+Deno.test("proxy returns 502 to a decompression bomb, in bounded memory", async (t) => {
   const bombs: Record<
     string,
     { coding: BombCoding; bytes: Uint8Array<ArrayBuffer> }

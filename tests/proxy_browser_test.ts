@@ -1,8 +1,8 @@
 /**
  * End to end in Debian's Chromium (headless, driven by puppeteer-core): a page served
- * from one local origin reads a remote's data through `main.ts proxy`, which adds the
+ * from one local origin reads an upstream's data through `main.ts proxy`, which adds the
  * API key the page never sees; the same page from an origin not in
- * `PROXY_ALLOW_ORIGIN` cannot read the answer, and the remote gets no call.
+ * `PROXY_ALLOW_ORIGIN` cannot read the response, and the upstream gets no call.
  */
 import assert from "node:assert/strict";
 import puppeteer, { type Browser } from "puppeteer-core";
@@ -37,7 +37,7 @@ function page(proxy: string): string {
 
 Deno.test({
   name:
-    "the proxy in Chromium: a listed page reads the data without the key, an unlisted one reads nothing and calls no remote",
+    "the proxy in Chromium: a listed page reads the data without the key, an unlisted one reads nothing and calls no upstream",
   ignore: chromium.ignore,
   async fn(t) {
     const calls: string[] = [];
@@ -113,7 +113,7 @@ Deno.test({
       };
 
       await t.step(
-        "the listed page reads the remote's data; the key stays on the server",
+        "the listed page reads the upstream's data; the key stays on the server",
         async () => {
           const seen = await open(listedOrigin);
           for (const result of [seen.simple, seen.preflighted]) {
@@ -136,7 +136,7 @@ Deno.test({
         },
       );
       await t.step(
-        "the unlisted page cannot read the answer and no remote call is made",
+        "the unlisted page cannot read the response and no upstream request is made",
         async () => {
           const before = calls.length;
           const seen = await open(unlistedOrigin);

@@ -1,6 +1,6 @@
 /**
- * The answer cache (`PROXY_CACHE_MS`, `PROXY_CACHE_MAX_BYTES`) through `main.ts proxy`
- * against a counting remote: hits and misses, the remote's `Cache-Control`, `Vary`, the byte bound, one remote call for 50 concurrent misses,
+ * The response cache (`PROXY_CACHE_MS`, `PROXY_CACHE_MAX_BYTES`) through `main.ts proxy`
+ * against a counting upstream: hits and misses, the upstream's `Cache-Control`, `Vary`, the byte bound, one upstream request for 50 concurrent misses,
  * routes kept apart, and no cache at all when `PROXY_CACHE_MS` is unset; `Age` and
  * expiry through the same app served in this process, on a clock the test moves.
  */
@@ -10,7 +10,7 @@ import { parseRoutes } from "../services/proxy/routes.ts";
 import { serveTestProxy } from "../services/proxy/_test_helpers.ts";
 import { freePort, type MainProcess, startMain } from "./_test_helpers.ts";
 
-/** A remote counting calls per path (with query); its answers depend on the path. */
+/** An upstream counting calls per path (with query); its responses depend on the path. */
 function startCountingUpstream() {
   const calls = new Map<string, number>();
   const server = Deno.serve(
@@ -92,7 +92,7 @@ function startProxyWithClock(upstreamUrl: string) {
   };
 }
 
-Deno.test("proxy cache: Age grows and answers expire on the cache's clock", async (t) => {
+Deno.test("proxy cache: Age grows and responses expire on the cache's clock", async (t) => {
   const upstream = startCountingUpstream();
   const proxy = startProxyWithClock(upstream.url);
   const base = proxy.base;
@@ -162,7 +162,7 @@ Deno.test("proxy cache: hits, Cache-Control, Vary, byte bound, single flight, ro
       },
     );
     await t.step(
-      "answers are kept apart by the headers they vary on",
+      "responses are kept apart by the headers they vary on",
       async () => {
         const en = { "accept-language": "en" };
         const de = { "accept-language": "de" };
@@ -175,12 +175,12 @@ Deno.test("proxy cache: hits, Cache-Control, Vary, byte bound, single flight, ro
       },
     );
     await t.step(
-      "a cached answer never crosses routes; the key holds the added parameters",
+      "a cached response never crosses routes; the key holds the added parameters",
       async () => {
         await get(`${base}/api/shared`);
         assert.equal((await get(`${base}/twin/shared`)).cache, "MISS");
         assert.equal(upstream.count("/v1/shared"), 2);
-        // The caller's appid is replaced: both calls are one target URL.
+        // The client's appid is replaced: both calls are one target URL.
         await get(`${base}/keyed/x?appid=a`);
         assert.equal((await get(`${base}/keyed/x?appid=b`)).cache, "HIT");
         assert.equal(upstream.count("/k/x?appid=route-key-123456"), 1);
@@ -193,7 +193,7 @@ Deno.test("proxy cache: hits, Cache-Control, Vary, byte bound, single flight, ro
         assert.equal((await get(`${base}/api/big?size=1001`)).cache, "MISS");
         await get(`${base}/api/big?size=1000`);
         assert.equal((await get(`${base}/api/big?size=1000`)).cache, "HIT");
-        // 16 more answers of 1000 bytes fill the 16000: the oldest goes.
+        // 16 more responses of 1000 bytes fill the 16000: the oldest goes.
         for (let i = 0; i < 16; i++) {
           await get(`${base}/api/big?size=1000&n=${i}`);
         }
@@ -204,7 +204,7 @@ Deno.test("proxy cache: hits, Cache-Control, Vary, byte bound, single flight, ro
         assert.equal((await get(`${base}/api/big?size=1000`)).cache, "MISS");
       },
     );
-    await t.step("50 concurrent misses make one remote call", async () => {
+    await t.step("50 concurrent misses make one upstream request", async () => {
       const responses = await Promise.all(
         Array.from({ length: 50 }, () => get(`${base}/api/slow`)),
       );

@@ -1,7 +1,7 @@
 /**
- * The proxy role through `main.ts` against a remote that breaks HTTP/1.1 framing in
- * every way the pooled client refuses: two callers with different `Authorization`,
- * and caller B never receives a byte the remote meant for caller A; the proxy keeps
+ * The proxy role through `main.ts` against an upstream that breaks HTTP/1.1 framing in
+ * every way the pooled client refuses: two clients with different `Authorization`,
+ * and client B never receives a byte the upstream meant for client A; the proxy keeps
  * serving.
  */
 import assert from "node:assert/strict";
@@ -11,16 +11,16 @@ import {
 } from "../lib/http1/_test_helpers.ts";
 import { freePort, startMain } from "./_test_helpers.ts";
 
-/** What the remote means for caller A only. */
+/** What the upstream means for client A only. */
 const SECRET = "A-SECRET";
-/** A whole answer carrying A's secret, for pipelined or late bytes. */
+/** A whole response carrying A's secret, for pipelined or late bytes. */
 const LEAK =
   `HTTP/1.1 200 OK\r\nContent-Length: ${SECRET.length}\r\n\r\n${SECRET}`;
 const FOR_B = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfor-B";
 
 const head = (lines: string) => `HTTP/1.1 200 OK\r\n${lines}\r\n`;
 
-/** Answers to A: each breaks framing, or sends bytes nobody asked for. */
+/** Responses to A: each breaks framing, or sends bytes nobody asked for. */
 const BROKEN: Record<string, { steps: ScriptStep[]; pauseMs?: number }> = {
   "empty-length": {
     steps: [head("Content-Length: \r\n"), 5, `${SECRET}${LEAK}`],
@@ -99,13 +99,13 @@ const BROKEN: Record<string, { steps: ScriptStep[]; pauseMs?: number }> = {
   },
 };
 
-Deno.test("proxy role: caller B never gets a byte meant for caller A, whatever the remote's framing", async (t) => {
+Deno.test("proxy role: client B never gets a byte meant for client A, whatever the upstream's framing", async (t) => {
   const upstream = startScriptedServer((request) => {
     if (/^authorization: Bearer B$/im.test(request)) return { steps: [FOR_B] };
     const name = request.split(" ")[1]!.slice(1);
     const broken = BROKEN[name];
-    // A's answers close the connection a little later (an early close, or an
-    // answer read until the end), so every case ends.
+    // A's responses close the connection a little later (an early close, or a
+    // response read until the end), so every case ends.
     return broken
       ? { steps: [...broken.steps, 300], close: true }
       : { steps: [FOR_B] };
@@ -141,26 +141,26 @@ Deno.test("proxy role: caller B never gets a byte meant for caller A, whatever t
             `${name}: A got ${a.status}`,
           );
           if (a.status === 502) {
-            assert.match(a.body, /^\{"message":"Remote of route \\"x\\" /);
+            assert.match(a.body, /^\{"message":"Upstream of route \\"x\\" /);
             assert.doesNotMatch(a.body, /SECRET/);
           }
           if (pauseMs) {
             await new Promise((resolve) => setTimeout(resolve, pauseMs));
           }
           assertB(await call(name, "B"), `${name}, B after A`);
-          // At once: B's call runs while A's answer is under way.
+          // At once: B's call runs while A's response is under way.
           const [, b] = await Promise.all([call(name, "A"), call(name, "B")]);
           assertB(b, `${name}, B beside A`);
         }
       });
     }
     await t.step(
-      "the proxy keeps serving and logs the broken answers",
+      "the proxy keeps serving and logs the broken responses",
       async () => {
         assertB(await call("fine", "B"), "after all cases");
         assert.ok(
           [...proxy.stdout, ...proxy.stderr].some((line) =>
-            /\[WARNING\] Remote of route "x" answered with an invalid HTTP response: /
+            /\[WARNING\] Upstream of route "x" sent an invalid HTTP response: /
               .test(line)
           ),
         );
@@ -177,9 +177,9 @@ Deno.test("proxy role: caller B never gets a byte meant for caller A, whatever t
   }
 });
 
-Deno.test("proxy role never sends a caller's POST twice; a GET goes once more when a reused connection was closed", async () => {
-  // Every second request is read, then its connection closes without an answer
-  // (a remote's keep-alive time-out meeting the next request).
+Deno.test("proxy role never sends a client's POST twice; a GET goes once more when a reused connection was closed", async () => {
+  // Every second request is read, then its connection closes without a response
+  // (an upstream's keep-alive time-out meeting the next request).
   let seen = 0;
   const closing = startScriptedServer((_, __, index) => {
     seen = index + 1;
@@ -206,13 +206,16 @@ Deno.test("proxy role never sends a caller's POST twice; a GET goes once more wh
         body,
       });
       assert.equal(post.status, 502);
-      assert.match(await post.text(), /Remote of route \\"x\\" is unreachable/);
+      assert.match(
+        await post.text(),
+        /Upstream of route \\"x\\" is unreachable/,
+      );
       const posts = closing.heads.filter((head) =>
         head.startsWith(`POST /post-${body ?? "empty"} `)
       );
       assert.equal(posts.length, 1, `POST with body ${body}`);
     }
-    // Again, with a GET: sent once more on a new connection, and answered.
+    // Again, with a GET: sent once more on a new connection, and responded.
     assert.equal(await (await fetch(`${base}/x/warm2`)).text(), "ok");
     const get = await fetch(`${base}/x/get`);
     assert.equal(get.status, 200);

@@ -1,6 +1,6 @@
 /**
  * A short seeded randomized run of odd paths, methods and bodies against the proxy
- * role in its own process: it never answers 500, never dies, never calls outside
+ * role in its own process: it never returns 500, never dies, never calls outside
  * the registered base.
  */
 import assert from "node:assert/strict";

@@ -71,7 +71,7 @@ async function withProxy(
   }
 }
 
-Deno.test("proxy refuses hostile raw paths without any remote call", async (t) => {
+Deno.test("proxy refuses hostile raw paths without any upstream request", async (t) => {
   await withProxy(async (port, echo) => {
     for (const [target, status] of HOSTILE) {
       await t.step(`${target} -> ${status}`, async () => {
@@ -116,7 +116,7 @@ Deno.test("proxy relays well-formed raw paths under the base only", async () => 
   });
 });
 
-Deno.test("proxy answers unusual methods on raw request lines with empty bodies", async () => {
+Deno.test("proxy responds to unusual methods on raw request lines with empty bodies", async () => {
   await withProxy(async (port, echo) => {
     for (const method of ["TRACE", "CONNECT", "PATCH", "HEAD", "PROPFIND"]) {
       const target = method === "CONNECT" ? "127.0.0.1:1" : "/api/x";

@@ -8,7 +8,7 @@ import {
 } from "../services/proxy/_test_helpers.ts";
 import { freePort, startMain } from "./_test_helpers.ts";
 
-/** An upstream that answers `/slow` after `delayMs` and never answers `/hang`. */
+/** An upstream that responds to `/slow` after `delayMs` and never responds to `/hang`. */
 function startSlowUpstream(delayMs: number) {
   const release = Promise.withResolvers<void>();
   const arrived = Promise.withResolvers<void>();
@@ -20,7 +20,7 @@ function startSlowUpstream(delayMs: number) {
         arrived.resolve();
         await new Promise((resolve) => setTimeout(resolve, delayMs));
       }
-      return new Response("slow answer");
+      return new Response("slow response");
     },
   );
   return {
@@ -76,7 +76,7 @@ Deno.test("proxy role relays, refuses and stops on SIGTERM with exit 0", async (
         assert.deepEqual([posted.method, posted.body], ["POST", "hello"]);
       },
     );
-    await t.step("answers preflight, 405, 404 and healthz", async () => {
+    await t.step("responds to preflight, 405, 404 and healthz", async () => {
       const preflight = await fetch(`${base}/api/items`, {
         method: "OPTIONS",
         headers: { "access-control-request-headers": "x-token" },
@@ -108,7 +108,7 @@ Deno.test("proxy role relays, refuses and stops on SIGTERM with exit 0", async (
       );
     });
     await t.step(
-      "502 for a closed port, 504 for a hanging remote",
+      "502 for a closed port, 504 for a hanging upstream",
       async () => {
         const closed = await fetch(`${base}/closed/x`);
         assert.equal(closed.status, 502);
@@ -116,10 +116,10 @@ Deno.test("proxy role relays, refuses and stops on SIGTERM with exit 0", async (
         const hang = await fetch(`${base}/slow/hang`);
         assert.equal(hang.status, 504);
         assert.deepEqual(await hang.json(), {
-          message: 'Remote of route "slow" did not answer within 1500 ms',
+          message: 'Upstream of route "slow" did not respond within 1500 ms',
         });
         await proxy.waitFor(
-          /\[WARNING\] Remote of route "slow" did not answer/,
+          /\[WARNING\] Upstream of route "slow" did not respond/,
         );
       },
     );
@@ -129,7 +129,7 @@ Deno.test("proxy role relays, refuses and stops on SIGTERM with exit 0", async (
       const code = proxy.stop("SIGTERM");
       const response = await inFlight;
       assert.equal(response.status, 200);
-      assert.equal(await response.text(), "slow answer");
+      assert.equal(await response.text(), "slow response");
       assert.equal(await code, 0);
     });
     assert.equal(echo.seen.every((path) => path.startsWith("/base/")), true);
@@ -218,7 +218,7 @@ Deno.test("proxy role exits 2 on bad settings, naming the variable", async (t) =
   });
 });
 
-Deno.test("proxy role answers 508 for a route that leads back to itself", async () => {
+Deno.test("proxy role returns 508 for a route that leads back to itself", async () => {
   const port = freePort();
   const proxy = startMain(["proxy"], {
     env: {

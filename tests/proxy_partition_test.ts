@@ -1,6 +1,6 @@
 /**
- * A remote that writes one complete answer too many (issue 25, item 3), through
- * `main.ts`: the proxy never hands one caller's answer to a caller with other
+ * An upstream that writes one complete response too many (issue 25, item 3), through
+ * `main.ts`: the proxy never hands one client's response to a client with other
  * credentials, and `PROXY_ROUTE_<NAME>_KEEPALIVE=false` puts every call on a
  * connection of its own.
  */
@@ -10,9 +10,9 @@ import { freePort, startMain } from "./_test_helpers.ts";
 const encoder = new TextEncoder();
 
 /**
- * A raw HTTP/1.1 upstream answering each GET after `delayMs` with
- * `for <Authorization>`; `strayMs` after the first answer on a connection it writes
- * that answer once more, unasked.
+ * A raw HTTP/1.1 upstream responding to each GET after `delayMs` with
+ * `for <Authorization>`; `strayMs` after the first response on a connection it writes
+ * that response once more, unasked.
  */
 function startStrayUpstream(delayMs: number, strayMs: number) {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -80,7 +80,7 @@ function startStrayUpstream(delayMs: number, strayMs: number) {
   };
 }
 
-Deno.test("proxy never hands a caller the answer of a caller with other credentials", async (t) => {
+Deno.test("proxy never hands a client the response of a client with other credentials", async (t) => {
   const upstream = startStrayUpstream(200, 100);
   const port = freePort();
   const proxy = startMain(["proxy"], {
@@ -95,7 +95,7 @@ Deno.test("proxy never hands a caller the answer of a caller with other credenti
   try {
     await proxy.waitFor(/proxy listening on/);
     await t.step(
-      "two callers alternating with different Authorization",
+      "two clients alternating with different Authorization",
       async () => {
         const seen: string[] = [];
         for (let i = 0; i < 12; i++) {
@@ -111,7 +111,7 @@ Deno.test("proxy never hands a caller the answer of a caller with other credenti
       },
     );
     await t.step(
-      "PROXY_ROUTE_<NAME>_KEEPALIVE=false: a connection per call, no answer shifted",
+      "PROXY_ROUTE_<NAME>_KEEPALIVE=false: a connection per call, no response shifted",
       async () => {
         const before = upstream.connections();
         for (let i = 0; i < 6; i++) {

@@ -1,7 +1,7 @@
 /**
  * The proxy's cache and CORS headers through `main.ts` (issue 25, item 4): a
  * response made for one client's key is never served to another, and the
- * remote's own CORS headers never pass through.
+ * upstream's own CORS headers never pass through.
  */
 import assert from "node:assert/strict";
 import { freePort, startMain } from "./_test_helpers.ts";
@@ -93,7 +93,7 @@ Deno.test("proxy neither stores nor serves from its cache responses to private r
         assert.equal(upstream.calls(), calls + 1);
       },
     );
-    await t.step("the remote's CORS headers never pass through", async () => {
+    await t.step("the upstream's CORS headers never pass through", async () => {
       for (const response of [await get("b"), await get("b")]) {
         assert.equal(response.headers.get("access-control-allow-origin"), "*");
         for (const name of response.headers.keys()) {

@@ -67,7 +67,7 @@ function startBehaviourUpstream() {
         return new Response(patternStream(size));
       }
       if (path === "/b/count") {
-        // Answers only after the whole upload; tells the test about the first chunk.
+        // Responds only after the whole upload; tells the test about the first chunk.
         let total = 0;
         const digest = new Uint32Array(256);
         for await (const chunk of request.body!) {
@@ -78,7 +78,7 @@ function startBehaviourUpstream() {
         return Response.json({ total, sum: checksum(digest) });
       }
       if (path === "/b/drip") {
-        // Sends one chunk, then waits until the caller has seen it before ending.
+        // Sends one chunk, then waits until the client has seen it before ending.
         const body = new ReadableStream<Uint8Array>({
           async start(controller) {
             controller.enqueue(new TextEncoder().encode("first;"));
@@ -265,7 +265,7 @@ for (const transport of ["pooled client", "fetch"] as const) {
     });
   });
 
-  Deno.test(`[${transport}] proxy returns the remote status, headers and body as they are`, async (t) => {
+  Deno.test(`[${transport}] proxy returns the upstream status, headers and body as they are`, async (t) => {
     await withProxy(transport, async ({ proxy }) => {
       await t.step("418 with its own header", async () => {
         const response = await fetch(`${proxy}/b/status`);
@@ -315,7 +315,7 @@ for (const transport of ["pooled client", "fetch"] as const) {
           assert.equal(await followed.text(), "short and stout");
         },
       );
-      await t.step("a gzip answer arrives readable", async () => {
+      await t.step("a gzip response arrives readable", async () => {
         const response = await fetch(`${proxy}/b/gzip`);
         assert.equal(await response.text(), "zipped ".repeat(100));
       });
@@ -324,48 +324,58 @@ for (const transport of ["pooled client", "fetch"] as const) {
 
   Deno.test(`[${transport}] proxy streams bodies both ways`, async (t) => {
     await withProxy(transport, async ({ proxy, behaviour }) => {
-      await t.step("the upload reaches the remote before it ends", async () => {
-        const upload = Promise.withResolvers<void>();
-        const body = new ReadableStream<Uint8Array>({
-          async start(controller) {
-            controller.enqueue(new Uint8Array(1000).fill(7));
-            await upload.promise;
-            controller.enqueue(new Uint8Array(24).fill(7));
-            controller.close();
-          },
-        });
-        const pending = fetch(`${proxy}/b/count`, { method: "POST", body });
-        await within(
-          behaviour.firstUploadChunk.promise,
-          10_000,
-          "first upload chunk",
-        );
-        upload.resolve();
-        const response = await pending;
-        assert.deepEqual(await response.json(), {
-          total: 1024,
-          sum: (1024 * 7) % 65521,
-        });
-      });
-      await t.step("the answer reaches the caller before it ends", async () => {
-        const response = await fetch(`${proxy}/b/drip`);
-        const reader = response.body!.pipeThrough(new TextDecoderStream())
-          .getReader();
-        const first = await within(reader.read(), 10_000, "first answer chunk");
-        assert.equal(first.value, "first;");
-        behaviour.firstChunkSeen.resolve();
-        let rest = "";
-        for (
-          let part = await reader.read();
-          !part.done;
-          part = await reader.read()
-        ) {
-          rest += part.value;
-        }
-        assert.equal(rest, "second");
-      });
       await t.step(
-        "a 16 MiB upload and a 16 MiB answer go through intact",
+        "the upload reaches the upstream before it ends",
+        async () => {
+          const upload = Promise.withResolvers<void>();
+          const body = new ReadableStream<Uint8Array>({
+            async start(controller) {
+              controller.enqueue(new Uint8Array(1000).fill(7));
+              await upload.promise;
+              controller.enqueue(new Uint8Array(24).fill(7));
+              controller.close();
+            },
+          });
+          const pending = fetch(`${proxy}/b/count`, { method: "POST", body });
+          await within(
+            behaviour.firstUploadChunk.promise,
+            10_000,
+            "first upload chunk",
+          );
+          upload.resolve();
+          const response = await pending;
+          assert.deepEqual(await response.json(), {
+            total: 1024,
+            sum: (1024 * 7) % 65521,
+          });
+        },
+      );
+      await t.step(
+        "the response reaches the client before it ends",
+        async () => {
+          const response = await fetch(`${proxy}/b/drip`);
+          const reader = response.body!.pipeThrough(new TextDecoderStream())
+            .getReader();
+          const first = await within(
+            reader.read(),
+            10_000,
+            "first response chunk",
+          );
+          assert.equal(first.value, "first;");
+          behaviour.firstChunkSeen.resolve();
+          let rest = "";
+          for (
+            let part = await reader.read();
+            !part.done;
+            part = await reader.read()
+          ) {
+            rest += part.value;
+          }
+          assert.equal(rest, "second");
+        },
+      );
+      await t.step(
+        "a 16 MiB upload and a 16 MiB response go through intact",
         async () => {
           const size = 16 * MiB;
           const up = await fetch(`${proxy}/b/count`, {
@@ -402,7 +412,7 @@ for (const transport of ["pooled client", "fetch"] as const) {
     });
   });
 
-  Deno.test(`[${transport}] proxy answers 502 for an unreachable remote and 504 past the time-out`, async (t) => {
+  Deno.test(`[${transport}] proxy returns 502 for an unreachable upstream and 504 past the time-out`, async (t) => {
     await withProxy(transport, async ({ proxy, log }) => {
       await t.step("502 for a closed port", async () => {
         const response = await fetch(`${proxy}/closed/x`);
@@ -411,31 +421,31 @@ for (const transport of ["pooled client", "fetch"] as const) {
         // fetch's TypeError does not say which: the proxy does not guess.
         assert.deepEqual(await response.json(), {
           message: transport === "fetch"
-            ? 'Remote of route "closed" is unreachable or answered with an invalid HTTP response'
-            : 'Remote of route "closed" is unreachable',
+            ? 'Upstream of route "closed" is unreachable or sent an invalid HTTP response'
+            : 'Upstream of route "closed" is unreachable',
         });
       });
-      await t.step("504 for a remote that hangs", async () => {
+      await t.step("504 for an upstream that hangs", async () => {
         const response = await fetch(`${proxy}/b/hang`);
         assert.equal(response.status, 504);
         assert.deepEqual(await response.json(), {
-          message: 'Remote of route "b" did not answer within 1000 ms',
+          message: 'Upstream of route "b" did not respond within 1000 ms',
         });
       });
-      await t.step("a remote silent mid-answer is cut short", async () => {
+      await t.step("an upstream silent mid-response is cut short", async () => {
         const response = await fetch(`${proxy}/b/stall`);
         assert.equal(response.status, 200);
         await assert.rejects(
-          within(response.text(), 10_000, "the stalled answer"),
+          within(response.text(), 10_000, "the stalled response"),
           (error: Error) => !/not within/.test(error.message),
         );
         assert.match(
           log.at("WARNING").at(-1) ?? "",
-          /^Remote of route "b" sent nothing for 1000 ms in the middle of its answer: cut short$/,
+          /^Upstream of route "b" sent nothing for 1000 ms in the middle of its response: cut short$/,
         );
       });
       await t.step(
-        "a caller gone mid-upload ends the remote call at once",
+        "a client gone mid-upload ends the upstream request at once",
         async () => {
           const warnings = log.at("WARNING").length;
           const conn = await Deno.connect({
@@ -461,7 +471,7 @@ for (const transport of ["pooled client", "fetch"] as const) {
           assert.ok(
             log.at("DEBUG").some((line) =>
               line ===
-                'Caller of route "echo" went away during its upload: remote call ended'
+                'Client of route "echo" went away during its upload: upstream request ended'
             ),
             log.at("DEBUG").join("\n"),
           );
@@ -469,22 +479,25 @@ for (const transport of ["pooled client", "fetch"] as const) {
         },
       );
 
-      await t.step("a remote breaking off its answer is logged", async () => {
-        const response = await fetch(`${proxy}/b/break`);
-        assert.equal(response.status, 200);
-        await assert.rejects(
-          within(response.text(), 10_000, "the broken answer"),
-          (error: Error) => !/not within/.test(error.message),
-        );
-        // The proxy logs when it notices, a moment after the caller sees the cut.
-        for (let i = 0; i < 50 && log.at("WARNING").length < 4; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        assert.match(
-          log.at("WARNING").at(-1) ?? "",
-          /^Remote of route "b" broke off its answer: /,
-        );
-      });
+      await t.step(
+        "an upstream breaking off its response is logged",
+        async () => {
+          const response = await fetch(`${proxy}/b/break`);
+          assert.equal(response.status, 200);
+          await assert.rejects(
+            within(response.text(), 10_000, "the broken response"),
+            (error: Error) => !/not within/.test(error.message),
+          );
+          // The proxy logs when it notices, a moment after the client sees the cut.
+          for (let i = 0; i < 50 && log.at("WARNING").length < 4; i++) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          assert.match(
+            log.at("WARNING").at(-1) ?? "",
+            /^Upstream of route "b" broke off its response: /,
+          );
+        },
+      );
       assert.equal(log.at("WARNING").length, 4);
       assert.equal(log.at("ERROR").length, 0);
     });
@@ -492,7 +505,7 @@ for (const transport of ["pooled client", "fetch"] as const) {
 }
 
 for (const transport of ["pooled client", "fetch"] as const) {
-  Deno.test(`[${transport}] proxy does not count a slow caller against the remote`, async (t) => {
+  Deno.test(`[${transport}] proxy does not count a slow client against the upstream`, async (t) => {
     await withProxy(transport, async ({ proxy, log }) => {
       await t.step(
         "an upload with pauses past the time-out goes through",
@@ -517,7 +530,7 @@ for (const transport of ["pooled client", "fetch"] as const) {
         },
       );
       await t.step(
-        "a caller that stops reading past the time-out gets the whole answer",
+        "a client that stops reading past the time-out gets the whole response",
         async () => {
           const size = 4 * MiB;
           const response = await fetch(`${proxy}/b/big?bytes=${size}`);
@@ -540,23 +553,23 @@ for (const transport of ["pooled client", "fetch"] as const) {
 }
 
 for (const transport of ["pooled client", "fetch"] as const) {
-  Deno.test(`[${transport}] proxy cuts short a remote that sends its head and then nothing`, async () => {
+  Deno.test(`[${transport}] proxy cuts short an upstream that sends its head and then nothing`, async () => {
     await withProxy(transport, async ({ proxy, log }) => {
       const response = await fetch(`${proxy}/b/head-only`);
       assert.equal(response.status, 200);
       await assert.rejects(
-        within(response.text(), 10_000, "the silent answer"),
+        within(response.text(), 10_000, "the silent response"),
         (error: Error) => !/not within/.test(error.message),
       );
       assert.match(
         log.at("WARNING").at(-1) ?? "",
-        /^Remote of route "b" sent nothing for 1000 ms in the middle of its answer: cut short$/,
+        /^Upstream of route "b" sent nothing for 1000 ms in the middle of its response: cut short$/,
       );
     });
   });
 }
 
-Deno.test("proxy ends the call of a caller that stalls past its limit: 408 mid-upload", async () => {
+Deno.test("proxy ends the call of a client that stalls past its limit: 408 mid-upload", async () => {
   const echo = startEchoUpstream();
   const log = createMemoryLog();
   const client = createHttp1Client();
@@ -581,9 +594,9 @@ Deno.test("proxy ends the call of a caller that stalls past its limit: 408 mid-u
     const read = await within(conn.read(buffer), 5000, "the 408");
     const raw = new TextDecoder().decode(buffer.subarray(0, read ?? 0));
     assert.match(raw, /^HTTP\/1\.1 408 /);
-    assert.match(raw, /The caller sent or read nothing for 300 ms/);
+    assert.match(raw, /The client sent or read nothing for 300 ms/);
     assert.deepEqual(log.at("WARNING"), [
-      'Caller of route "echo" sent or read nothing for 300 ms: call ended',
+      'Client of route "echo" sent or read nothing for 300 ms: call ended',
     ]);
   } finally {
     conn.close();
@@ -594,7 +607,7 @@ Deno.test("proxy ends the call of a caller that stalls past its limit: 408 mid-u
 });
 
 for (const transport of ["pooled client", "fetch"] as const) {
-  Deno.test(`[${transport}] proxy cuts off a caller that stops reading past its limit`, async () => {
+  Deno.test(`[${transport}] proxy cuts off a client that stops reading past its limit`, async () => {
     await withProxy(transport, async ({ proxy, log }) => {
       const size = 64 * MiB;
       const response = await fetch(`${proxy}/b/big?bytes=${size}`);
@@ -612,7 +625,7 @@ for (const transport of ["pooled client", "fetch"] as const) {
       });
       assert.ok(total < size, `${total} bytes`);
       assert.deepEqual(log.at("WARNING"), [
-        'Caller of route "b" sent or read nothing for 400 ms: call ended',
+        'Client of route "b" sent or read nothing for 400 ms: call ended',
       ]);
     }, 400);
   });
@@ -622,7 +635,7 @@ const openssl = requireBinary("openssl", ["/usr/bin/openssl"]);
 
 Deno.test({
   name:
-    "[fetch, https] proxy cuts off a caller that stops reading past its limit",
+    "[fetch, https] proxy cuts off a client that stops reading past its limit",
   ignore: openssl.ignore,
   async fn() {
     const tls = await makeTestTls(openssl.path);
@@ -647,8 +660,8 @@ Deno.test({
       clientTimeoutMs: 400,
     });
     try {
-      // A raw caller: it reads the head, then nothing for a while, so the proxy's
-      // writes back up and it stops pulling from the remote.
+      // A raw client: it reads the head, then nothing for a while, so the proxy's
+      // writes back up and it stops pulling from the upstream.
       const conn = await Deno.connect({
         hostname: "127.0.0.1",
         port: server.port,
@@ -671,7 +684,7 @@ Deno.test({
       conn.close();
       assert.ok(total < size, `${total} bytes`);
       assert.deepEqual(log.at("WARNING"), [
-        'Caller of route "s" sent or read nothing for 400 ms: call ended',
+        'Client of route "s" sent or read nothing for 400 ms: call ended',
       ]);
     } finally {
       await server.stop();

@@ -1,5 +1,5 @@
 /**
- * What the proxy writes to standard error when a remote's body fails mid-way
+ * What the proxy writes to standard error when an upstream's body fails mid-way
  * (issue 25, item 6), through `main.ts`: only log lines, in the configured format
  * and level, with the route's added values masked, never a raw error trace.
  */
@@ -10,7 +10,7 @@ const SECRET = "TRAILER-SECRET-4242";
 const encoder = new TextEncoder();
 
 /**
- * A raw upstream: `/trailer` answers a chunked body whose trailer is malformed and
+ * A raw upstream: `/trailer` returns a chunked body whose trailer is malformed and
  * echoes the request's `X-Api-Key`; `/cut` closes the connection mid-chunk.
  */
 function startBrokenUpstream() {
@@ -68,7 +68,7 @@ for (
     ["DEBUG", "json"],
   ] as const
 ) {
-  Deno.test(`proxy writes only log lines when a remote's body fails (LOG_LEVEL=${level}, LOG_FORMAT=${format})`, async () => {
+  Deno.test(`proxy writes only log lines when an upstream's body fails (LOG_LEVEL=${level}, LOG_FORMAT=${format})`, async () => {
     const upstream = startBrokenUpstream();
     const port = freePort();
     const proxy = startMain(["proxy"], {

@@ -1,6 +1,6 @@
 /**
- * The proxy facing upstreams whose answers are odd or broken, sent as raw bytes over
- * TCP: coded bodies browsers accept, and answers that are not valid HTTP/1.1.
+ * The proxy facing upstreams whose responses are odd or broken, sent as raw bytes over
+ * TCP: coded bodies browsers accept, and responses that are not valid HTTP/1.1.
  */
 import assert from "node:assert/strict";
 import { deflateRawSync, deflateSync } from "node:zlib";
@@ -95,10 +95,10 @@ async function nextWarning(
 }
 
 for (const transport of ["pooled client", "fetch"] as const) {
-  Deno.test(`[${transport}] proxy answers 502 for a remote answer that is not valid HTTP`, async (t) => {
+  Deno.test(`[${transport}] proxy returns 502 for an upstream response that is not valid HTTP`, async (t) => {
     await withProxy(transport, async (proxy, log) => {
       const paths = ["header-line", "folded", "length", "status", "control"];
-      // The pooled client frames answers as llhttp does: lines end in CRLF.
+      // The pooled client frames responses as llhttp does: lines end in CRLF.
       if (transport === "pooled client") paths.push("bare-lf");
       for (const path of paths) {
         await t.step(path, async () => {
@@ -111,14 +111,14 @@ for (const transport of ["pooled client", "fetch"] as const) {
           );
           // fetch's TypeError does not say which: the proxy does not guess.
           const what = transport === "fetch"
-            ? "is unreachable or answered with an invalid HTTP response"
-            : "answered with an invalid HTTP response";
+            ? "is unreachable or sent an invalid HTTP response"
+            : "sent an invalid HTTP response";
           assert.deepEqual(await response.json(), {
-            message: `Remote of route "x" ${what}`,
+            message: `Upstream of route "x" ${what}`,
           });
           const warning = log.at("WARNING")[before] ?? "";
           assert.ok(
-            warning.startsWith(`Remote of route "x" ${what}: `),
+            warning.startsWith(`Upstream of route "x" ${what}: `),
             warning,
           );
         });
@@ -127,7 +127,7 @@ for (const transport of ["pooled client", "fetch"] as const) {
   });
 }
 
-Deno.test("[fetch] proxy relays an answer whose lines end in a bare LF (as hyper reads it)", async () => {
+Deno.test("[fetch] proxy relays a response whose lines end in a bare LF (as hyper reads it)", async () => {
   {
     const transport = "fetch";
     await withProxy(transport, async (proxy) => {
@@ -168,16 +168,16 @@ for (const transport of ["pooled client", "fetch"] as const) {
 
   Deno.test(`[${transport}] proxy logs a coded body that does not decode as a WARNING naming the route`, async () => {
     await withProxy(transport, async (proxy, log) => {
-      // Found within the first MiB, which the proxy reads before it answers: a 502.
+      // Found within the first MiB, which the proxy reads before it responds: a 502.
       const response = await fetch(`${proxy}/x/bad-gzip`);
       assert.equal(response.status, 502);
-      assert.match((await response.json()).message, /^Remote of route "x" /);
+      assert.match((await response.json()).message, /^Upstream of route "x" /);
       const warning = await nextWarning(log, 0);
-      assert.match(warning ?? "", /^Remote of route "x" /);
+      assert.match(warning ?? "", /^Upstream of route "x" /);
       if (transport === "pooled client") {
         assert.match(
           warning ?? "",
-          /^Remote of route "x" sent an invalid HTTP response body \(502\): Invalid gzip body from the remote: /,
+          /^Upstream of route "x" sent an invalid HTTP response body \(502\): Invalid gzip body from the upstream: /,
         );
       }
       assert.equal(log.at("ERROR").length, 0);
@@ -185,7 +185,7 @@ for (const transport of ["pooled client", "fetch"] as const) {
   });
 }
 
-Deno.test("[pooled client] proxy answers an empty gzip body as empty", async () => {
+Deno.test("[pooled client] proxy returns an empty gzip body as empty", async () => {
   // (Deno's fetch fails such a body: the https path cannot do this.)
   await withProxy("pooled client", async (proxy, log) => {
     const response = await fetch(`${proxy}/x/empty-gzip`);

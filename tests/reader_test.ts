@@ -41,7 +41,7 @@ Deno.test("reader takes one argument and validates READER_TIMEOUT_MS", async () 
   );
 });
 
-Deno.test("reader ends with a clear outcome within its time-out when no thermometer answers", async () => {
+Deno.test("reader ends with a clear outcome within its time-out when no thermometer responds", async () => {
   const started = Date.now();
   const reader = startMain(["reader", ADDRESS], {
     env: { READER_TIMEOUT_MS: "3000", LOG_LEVEL: "DEBUG" },

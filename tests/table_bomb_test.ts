@@ -1,5 +1,5 @@
 /**
- * The `table` role through `main.ts` against a data API answering decompression
+ * The `table` role through `main.ts` against a data API returning decompression
  * bombs (1 and 8 GiB of zeros in br and gzip): a 502 naming the bound, and the
  * resident size stays under MAX_RESIDENT_MB.
  */
@@ -23,7 +23,7 @@ const CASES: [BombCoding, number][] = [
 ];
 
 for (const [coding, gib] of CASES) {
-  Deno.test(`main.ts table answers 502 to a ${gib} GiB ${coding} bomb from its data API, in bounded memory`, async () => {
+  Deno.test(`main.ts table returns 502 to a ${gib} GiB ${coding} bomb from its data API, in bounded memory`, async () => {
     const name = `${gib}g.${coding}`;
     const upstream = startBombUpstream({
       [name]: { coding, bytes: await bomb(coding, gib) },
@@ -38,7 +38,7 @@ for (const [coding, gib] of CASES) {
       const { message } = await response.json();
       assert.equal(
         message,
-        `The data API at "${upstream.url}/${name}" answered a body over 67108864 bytes (TABLE_SOURCE_MAX_BYTES)`,
+        `The data API at "${upstream.url}/${name}" returned a body over 67108864 bytes (TABLE_SOURCE_MAX_BYTES)`,
       );
       const peak = await peakResidentMb(table.child.pid);
       assert.ok(peak < MAX_RESIDENT_MB, `peak resident size ${peak} MB`);

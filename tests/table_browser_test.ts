@@ -222,7 +222,7 @@ Deno.test({
       for (
         const [name, url, code, text] of [
           [
-            "a data API answering 500 shows the code",
+            "a data API returning 500 shows the code",
             brokenUrl,
             "500",
             /Database down/,
@@ -260,7 +260,7 @@ Deno.test({
       }
 
       await t.step(
-        "an API answering no rows shows the empty state",
+        "an API returning no rows shows the empty state",
         async () => {
           const emptyPage = await openPage(browser!, `${emptyUrl}/`, []);
           await emptyPage.waitForFunction(

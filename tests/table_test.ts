@@ -120,7 +120,7 @@ Deno.test("main.ts table keeps serving with a WARNING when no browser opener exi
   }
 });
 
-Deno.test("main.ts table answers GET /api/table.csv with the view of the data API's contacts", async () => {
+Deno.test("main.ts table responds to GET /api/table.csv with the view of the data API's contacts", async () => {
   const api = startDataApi();
   let table: MainProcess | undefined;
   try {

@@ -38,14 +38,14 @@ export async function requestJson(
   const body = parseJson(text);
   if (status >= 200 && status < 300 && !call.okStatuses.includes(status)) {
     throw new GzaasError(
-      `Gzaas API answered ${call.what} with the unexpected status ${status}`,
+      `Gzaas API responded to ${call.what} with the unexpected status ${status}`,
       { kind: "invalid-reply", status },
     );
   }
   if (!call.okStatuses.includes(status)) {
     const errorMessage = serverMessage(body);
     throw new GzaasError(
-      `Gzaas API answered HTTP ${status} to ${call.what}${
+      `Gzaas API returned HTTP ${status} to ${call.what}${
         errorMessage ? `: ${errorMessage}` : ""
       }`,
       { kind: "http", status, errorMessage },
@@ -53,7 +53,7 @@ export async function requestJson(
   }
   if (body === undefined) {
     throw new GzaasError(
-      `Gzaas API answered HTTP ${status} to ${call.what} with invalid JSON`,
+      `Gzaas API returned HTTP ${status} to ${call.what} with invalid JSON`,
       { kind: "invalid-reply", status },
     );
   }
@@ -102,7 +102,7 @@ async function send(
   } catch (error) {
     if (timedOut) {
       throw new GzaasError(
-        `Gzaas API did not answer ${call.what} within ${transport.timeoutMs} ms`,
+        `Gzaas API did not respond to ${call.what} within ${transport.timeoutMs} ms`,
         { kind: "timeout", cause: error },
       );
     }

@@ -6,7 +6,7 @@
 
 /**
  * What went wrong with a styled-message API call:
- * - `http`: the server answered an error status (or `"valid": false`)
+ * - `http`: the server returned an error status (or `"valid": false`)
  * - `invalid-reply`: the reply is not the documented JSON
  * - `timeout`: no full reply within the client's `timeoutMs`
  * - `network`: the server could not be reached
@@ -60,7 +60,7 @@ export class GzaasError extends Error {
    *
    * @example
    * ```ts
-   * new GzaasError("Gzaas API answered HTTP 503", { kind: "http", status: 503 });
+   * new GzaasError("Gzaas API returned HTTP 503", { kind: "http", status: 503 });
    * ```
    */
   constructor(message: string, options: GzaasErrorOptions) {

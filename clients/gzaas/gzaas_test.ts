@@ -11,7 +11,7 @@ interface Seen {
   form: [string, string][];
 }
 
-/** A stand-in of the styled-message API on 127.0.0.1, answering with `reply`. */
+/** A stand-in of the styled-message API on 127.0.0.1, responding with `reply`. */
 function standIn(reply: (request: Request) => Response | Promise<Response>) {
   const seen: Seen[] = [];
   const server = Deno.serve(
@@ -38,7 +38,7 @@ function standIn(reply: (request: Request) => Response | Promise<Response>) {
 
 const json = (body: unknown, status = 200) => Response.json(body, { status });
 
-/** Waits until the client goes away, so the stand-in never answers. */
+/** Waits until the client goes away, so the stand-in never responds. */
 function hang(request: Request): Promise<Response> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(json([])), 10_000);
@@ -161,7 +161,7 @@ Deno.test("Gzaas list calls fail with a typed error", async (t) => {
     assert.equal(error.errorMessage, "Under maintenance");
     assert.equal(
       error.message,
-      "Gzaas API answered HTTP 503 to GET /fonts: Under maintenance",
+      "Gzaas API returned HTTP 503 to GET /fonts: Under maintenance",
     );
   });
 
@@ -295,7 +295,7 @@ Deno.test("Gzaas.create()", async (t) => {
       assert.equal(error.errorMessage, "Invalid API key");
       assert.equal(
         error.message,
-        "Gzaas API answered HTTP 400 to POST /write: Invalid API key",
+        "Gzaas API returned HTTP 400 to POST /write: Invalid API key",
       );
       assert.doesNotMatch(error.message, /secret-key/);
     },

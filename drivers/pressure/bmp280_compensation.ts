@@ -95,7 +95,7 @@ export function bmp280Temperature(
 /**
  * Pressure in Pa from the raw pressure reading and the fine temperature.
  *
- * @throws when the calibration would divide by zero (a chip that did not answer)
+ * @throws when the calibration would divide by zero (a chip that did not respond)
  */
 export function bmp280PressurePa(
   adcP: number,

@@ -16,7 +16,7 @@ export interface I2cDevice {
 export interface I2cPressureChip {
   /** Name used in `PRESSURE_SENSOR=i2c:<name>:<bus>:<address>`. */
   readonly name: string;
-  /** Addresses the chip can answer on; the first is the default. */
+  /** Addresses the chip can respond on; the first is the default. */
   readonly addresses: readonly number[];
   /**
    * Takes one measurement and returns the pressure in hPa.

@@ -116,7 +116,7 @@ export class ByteReader {
         if (buffer[i] !== 10) continue;
         if (i === start || buffer[i - 1] !== 13) {
           throw new InvalidHeaderError(
-            "Invalid line from the remote: it ends in a bare LF",
+            "Invalid line from the upstream: it ends in a bare LF",
           );
         }
         if (i - 3 < start || buffer[i - 2] !== 10) continue;
@@ -127,7 +127,7 @@ export class ByteReader {
       }
       if (this.buffered > limit) {
         throw new HeadersOverflowError(
-          `Answer head too large from the remote: over ${limit} bytes`,
+          `Response head too large from the upstream: over ${limit} bytes`,
         );
       }
       from = this.buffered;
@@ -146,7 +146,7 @@ export class ByteReader {
       if (end >= 0) {
         if (end === this.#start || this.#buffer[end - 1] !== 13) {
           throw new InvalidHeaderError(
-            "Invalid line from the remote: it ends in a bare LF",
+            "Invalid line from the upstream: it ends in a bare LF",
           );
         }
         const line = this.#buffer.subarray(this.#start, end - 1);
@@ -157,7 +157,7 @@ export class ByteReader {
       }
       if (this.buffered > limit) {
         throw new HeadersOverflowError(
-          `Answer line too long from the remote: over ${limit} bytes`,
+          `Response line too long from the upstream: over ${limit} bytes`,
         );
       }
       if (!(await this.fill())) throw new ConnectionClosedError(this.buffered);

@@ -54,7 +54,7 @@ Deno.test("ByteReader keeps pending bytes intact when its buffer moves or grows"
 
 Deno.test("ByteReader refuses a head past its limit", async () => {
   const reader = new ByteReader(scripted([bytes("a".repeat(5000))]));
-  await assert.rejects(reader.readHead(1000), /Answer head too large/);
+  await assert.rejects(reader.readHead(1000), /Response head too large/);
 });
 
 Deno.test("ByteReader takes whole bodies from its buffer", async () => {
@@ -83,5 +83,5 @@ Deno.test("ByteReader refuses a line ending in a bare LF, in a head or after it"
 Deno.test("ByteReader refuses a head past its limit even when it came in one read", async () => {
   const head = `HTTP/1.1 200 OK\r\nbig: ${"a".repeat(5000)}\r\n\r\n`;
   const reader = new ByteReader(scripted([bytes(head)]));
-  await assert.rejects(reader.readHead(1000), /Answer head too large/);
+  await assert.rejects(reader.readHead(1000), /Response head too large/);
 });

@@ -188,7 +188,7 @@ export function decodedBody(
         const failed = sourceError
           ? sourceError.error
           : new ContentDecodingError(
-            `Invalid ${coding} body from the remote: ${
+            `Invalid ${coding} body from the upstream: ${
               error instanceof Error ? error.message : String(error)
             }`,
             { cause: error },

@@ -107,7 +107,9 @@ Deno.test("decodedBody() fails a body that does not decode with a ContentDecodin
         (error: Error) =>
           error instanceof ContentDecodingError &&
           error instanceof InvalidResponseError &&
-          error.message.startsWith(`Invalid ${coding} body from the remote: `),
+          error.message.startsWith(
+            `Invalid ${coding} body from the upstream: `,
+          ),
       );
     });
   }

@@ -8,7 +8,7 @@
 
 /** Options of {@linkcode startConnectProxy}. */
 export interface ConnectProxyOptions {
-  /** Answer every `CONNECT` with this status instead of opening the tunnel. */
+  /** Responds to every `CONNECT` with this status instead of opening the tunnel. */
   refuse?: number;
   /** `user:password` the proxy wants in `Proxy-Authorization` (407 otherwise). */
   credentials?: string;

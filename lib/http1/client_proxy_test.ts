@@ -21,7 +21,7 @@ Deno.test("createHttp1Client() sends http: requests to the proxy in absolute for
   try {
     const exchange = exchangeOver(client.request);
     const response = await exchange("http://upstream.example:8080/a?b=1", {
-      headers: [["proxy-authorization", "Basic from-the-caller"]],
+      headers: [["proxy-authorization", "Basic from-the-client"]],
     });
     assert.equal(text(response.body), "ok");
     await exchange("http://other.example/c");
@@ -35,7 +35,7 @@ Deno.test("createHttp1Client() sends http: requests to the proxy in absolute for
       first!,
       new RegExp(`proxy-authorization: Basic ${btoa("me:s:cret")}`),
     );
-    assert.doesNotMatch(first!, /from-the-caller/);
+    assert.doesNotMatch(first!, /from-the-client/);
     assert.match(second!, /^GET http:\/\/other\.example\/c HTTP\/1\.1\r\n/);
   } finally {
     client.close();
@@ -43,7 +43,7 @@ Deno.test("createHttp1Client() sends http: requests to the proxy in absolute for
   }
 });
 
-Deno.test("createHttp1Client() fails a forwarded request the proxy answers 407", async () => {
+Deno.test("createHttp1Client() fails a forwarded request the proxy returns 407", async () => {
   const proxy = startRawServer(() =>
     "HTTP/1.1 407 Proxy Authentication Required\r\ncontent-length: 0\r\n\r\n"
   );

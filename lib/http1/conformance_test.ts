@@ -75,7 +75,7 @@ const CHUNKED_ONCE =
  * own: llhttp parses it), where RFC 9110 15.2 says a client must read 1xx responses it
  * did not expect.
  */
-const INTERIM = "RFC 9110 15.2: a client reads 1xx answers it did not expect";
+const INTERIM = "RFC 9110 15.2: a client reads 1xx responses it did not expect";
 
 const ok = (headers: string, body = "") =>
   `HTTP/1.1 200 OK\r\n${headers}\r\n${body}`;
@@ -462,8 +462,12 @@ const CASES: Case[] = [
   },
 
   // Bytes not asked for, early closes, silence.
-  { name: "pipelined extra answer", steps: [cl("hello") + LEAK], split: true },
-  { name: "junk after the answer", steps: [cl("hello") + "junk"] },
+  {
+    name: "pipelined extra response",
+    steps: [cl("hello") + LEAK],
+    split: true,
+  },
+  { name: "junk after the response", steps: [cl("hello") + "junk"] },
   {
     name: "extra response after 1 ms",
     steps: [cl("hello"), 1, LEAK],

@@ -43,7 +43,7 @@
 export class InvalidResponseError extends TypeError {
   /** What is broken, for the code that catches it and for logs. */
   readonly code: string = "HTTP1_INVALID_RESPONSE";
-  /** Builds the error; `message` says what is wrong, e.g. `Invalid status line from the remote`. */
+  /** Builds the error; `message` says what is wrong, e.g. `Invalid status line from the upstream`. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "InvalidResponseError";
@@ -56,7 +56,7 @@ export class InvalidResponseError extends TypeError {
  *
  * @example
  * ```ts
- * new InvalidStatusError("Invalid status line from the remote").code; // "HTTP1_INVALID_STATUS"
+ * new InvalidStatusError("Invalid status line from the upstream").code; // "HTTP1_INVALID_STATUS"
  * ```
  */
 export class InvalidStatusError extends InvalidResponseError {
@@ -76,7 +76,7 @@ export class InvalidStatusError extends InvalidResponseError {
  *
  * @example
  * ```ts
- * new InvalidHeaderError("Invalid header line from the remote: no colon").code; // "HTTP1_INVALID_HEADER"
+ * new InvalidHeaderError("Invalid header line from the upstream: no colon").code; // "HTTP1_INVALID_HEADER"
  * ```
  */
 export class InvalidHeaderError extends InvalidResponseError {
@@ -114,7 +114,7 @@ export class HeadersOverflowError extends InvalidResponseError {
  *
  * @example
  * ```ts
- * new InvalidFramingError("Invalid framing from the remote: chunked applied twice").code; // "HTTP1_INVALID_FRAMING"
+ * new InvalidFramingError("Invalid framing from the upstream: chunked applied twice").code; // "HTTP1_INVALID_FRAMING"
  * ```
  */
 export class InvalidFramingError extends InvalidResponseError {
@@ -132,7 +132,7 @@ export class InvalidFramingError extends InvalidResponseError {
  *
  * @example
  * ```ts
- * new ContentDecodingError("Invalid gzip body from the remote").code; // "HTTP1_CONTENT_DECODING"
+ * new ContentDecodingError("Invalid gzip body from the upstream").code; // "HTTP1_CONTENT_DECODING"
  * ```
  */
 export class ContentDecodingError extends InvalidResponseError {
@@ -190,7 +190,7 @@ export class ConnectionClosedError extends Error {
   readonly received: number;
   /** Builds the error; `received` bytes of the response had come. */
   constructor(received: number) {
-    super("Connection closed by the remote");
+    super("Connection closed by the upstream");
     this.name = "ConnectionClosedError";
     this.received = received;
   }
@@ -210,7 +210,7 @@ export class ResponseLengthMismatchError extends TypeError {
   readonly code = "HTTP1_RESPONSE_LENGTH_MISMATCH";
   /** Builds the error. */
   constructor() {
-    super("The remote closed the connection mid-answer");
+    super("The upstream closed the connection mid-response");
     this.name = "ResponseLengthMismatchError";
   }
 }
@@ -303,7 +303,7 @@ export class UnsupportedSchemeError extends TypeError {
 }
 
 /**
- * The outbound proxy refused a request: it answered a `CONNECT` with another status
+ * The outbound proxy refused a request: it returned a `CONNECT` with another status
  * than 2xx (407 when it wants credentials, 403 when its rules forbid the origin,
  * 502 when it could not reach it), or a plain-HTTP request with 407. The message
  * names the proxy (credentials masked) and the origin asked for.
@@ -322,7 +322,7 @@ export class ProxyRefusedError extends Error {
   readonly status: number;
   /** The proxy's URL, credentials masked. */
   readonly proxy: string;
-  /** Builds the error: `proxy` (masked) answered `status` for `target` (`host:port`). */
+  /** Builds the error: `proxy` (masked) returned `status` for `target` (`host:port`). */
   constructor(
     proxy: string,
     target: string,

@@ -39,8 +39,8 @@ const BUCKETS = [
 /**
  * Middleware counting every request in `homewire_http_requests_total{route, method,
  * status_class}` and timing it in `homewire_http_request_duration_seconds{route,
- * method}`. `route` is the pattern of the route that answered (`/api/message/:id`,
- * never the raw path, so label values stay bounded; a request no route answered
+ * method}`. `route` is the pattern of the route that served it (`/api/message/:id`,
+ * never the raw path, so label values stay bounded; a request no route took
  * carries the pattern of the last middleware it went through, such as `/*`),
  * `status_class` is `2xx`...`5xx`. Compose it first with `app.use`, on a registry
  * view labelled with the role.
@@ -61,7 +61,7 @@ const BUCKETS = [
 export function httpMetrics(registry: MetricsRegistry): MiddlewareHandler {
   const requests = registry.counter({
     name: "homewire_http_requests_total",
-    help: "HTTP requests answered, by route pattern, method and status class",
+    help: "HTTP requests served, by route pattern, method and status class",
     labels: ["route", "method", "status_class"],
   });
   const durations = registry.histogram({

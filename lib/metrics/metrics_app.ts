@@ -25,7 +25,7 @@ export interface MetricsAppOptions {
 }
 
 /**
- * Returns the metrics app: `GET /metrics` answers the registry in the Prometheus
+ * Returns the metrics app: `GET /metrics` returns the registry in the Prometheus
  * text format 0.0.4, or OpenMetrics 1.0 when the scraper's `Accept` asks for it;
  * `GET /readyz` 200 or 503 `{"message": ...}`; `GET /healthz` `{"status":"ok"}`.
  *

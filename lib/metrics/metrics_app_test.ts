@@ -10,7 +10,7 @@ function app(ready: () => string | undefined = () => undefined) {
   return createMetricsApp({ registry, ready, log: createLog("metrics") });
 }
 
-Deno.test("createMetricsApp() answers /metrics in the format asked for", async () => {
+Deno.test("createMetricsApp() responds to /metrics in the format asked for", async () => {
   let response = await app().request("/metrics");
   assert.equal(
     response.headers.get("content-type"),
@@ -32,7 +32,7 @@ Deno.test("createMetricsApp() answers /metrics in the format asked for", async (
   assert.ok(text.endsWith("# EOF\n"));
 });
 
-Deno.test("createMetricsApp() answers /readyz and /healthz", async () => {
+Deno.test("createMetricsApp() responds to /readyz and /healthz", async () => {
   let response = await app(() => "proxy: is starting").request("/readyz");
   assert.equal(response.status, 503);
   assert.deepEqual(await response.json(), { message: "proxy: is starting" });

@@ -1,6 +1,6 @@
 /**
  * A local stand-in for the time-series store's write endpoint, for unit tests:
- * answers with queued statuses (or hangs, or a status with a JSON body of its own),
+ * responds with queued statuses (or hangs, or a status with a JSON body of its own),
  * then 204, and records what it accepted.
  * The suites in `tests/` use the real servers.
  *
@@ -8,7 +8,7 @@
  */
 import { sleep } from "../../lib/backoff.ts";
 
-/** A store stand-in answering with the queued statuses, then 204. */
+/** A store stand-in responding with the queued statuses, then 204. */
 export function startStore() {
   const statuses: (number | "hang" | { status: number; body: unknown })[] = [];
   const bodies: string[] = [];

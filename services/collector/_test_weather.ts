@@ -7,13 +7,13 @@
  */
 import { sleep } from "../../lib/backoff.ts";
 
-/** How the stand-in answers one path. */
+/** How the stand-in responds to one path. */
 export interface StandInReply {
   /** @default 200 */
   status?: number;
   /** A value sent as JSON, or a string sent as it is. */
   body?: unknown;
-  /** Wait this long before answering. */
+  /** Wait this long before responding. */
   delayMs?: number;
 }
 

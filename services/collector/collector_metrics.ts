@@ -45,7 +45,7 @@ export function collectorMetrics(
   const passes = registry.counter<"outcome">({
     name: "homewire_collector_passes_total",
     help:
-      "Collector passes: collected (points handed to the writer) or empty (no source answered)",
+      "Collector passes: collected (points handed to the writer) or empty (no source responded)",
     labels: ["outcome"],
   });
   const written = registry.counter({
@@ -82,7 +82,7 @@ export function collectorMetrics(
     record,
     readiness: () =>
       lastPass === 0
-        ? "The last pass collected no point: no sensor or weather source answered"
+        ? "The last pass collected no point: no sensor or weather source responded"
         : undefined,
   };
 }

@@ -98,7 +98,7 @@ export function createIndoorStep(options: IndoorStepOptions): Step {
     } catch (error) {
       if (limit.expired()) {
         throw new Error(
-          `${what} gave no answer within ${timeoutMs + graceMs} ms`,
+          `${what} gave no response within ${timeoutMs + graceMs} ms`,
         );
       }
       throw error;

@@ -70,7 +70,7 @@ Deno.test("createIndoorStep() still writes pressure when the thermometer fails",
     [
       "hangs",
       () => new Promise(() => {}),
-      /Thermometer gave no answer within 80 ms/,
+      /Thermometer gave no response within 80 ms/,
     ],
     ["not configured", undefined, /TEMPERATURE_SENSOR is not set/],
   ];
@@ -115,7 +115,7 @@ Deno.test("createIndoorStep() still writes the temperature when pressure fails",
     [
       "hangs",
       () => ({ read: () => new Promise<number>(() => {}) }),
-      /no answer/,
+      /no response/,
     ],
   ];
   for (const [name, source, reason] of cases) {
@@ -187,7 +187,7 @@ Deno.test("createIndoorStep() abandons a hung scan after the reader's 20 s plus 
     await pass;
     assert.deepEqual(samples!.map((s) => s.measurement), ["home_pressure"]);
     assert.deepEqual(log.at("ERROR"), [
-      "Indoor step: no temperature reading: Thermometer gave no answer within 25000 ms",
+      "Indoor step: no temperature reading: Thermometer gave no response within 25000 ms",
     ]);
   } finally {
     clock.uninstall();
@@ -245,7 +245,7 @@ Deno.test("createIndoorStep() abandons a hung BLE_SENSORS scan and still writes 
   const samples = await indoor(time);
   assert.deepEqual(samples.map((s) => s.measurement), ["home_pressure"]);
   assert.deepEqual(log.at("ERROR"), [
-    "Indoor step: no reading from the BLE sensors (kitchen, hall): BLE sensor scan gave no answer within 30 ms",
+    "Indoor step: no reading from the BLE sensors (kitchen, hall): BLE sensor scan gave no response within 30 ms",
   ]);
 });
 

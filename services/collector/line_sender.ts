@@ -7,7 +7,7 @@
 import { HttpError, InfluxDB } from "@influxdata/influxdb-client";
 import type { TsdbTarget } from "./tsdb_target.ts";
 
-/** The store's answer to one batch. */
+/** The store's response to one batch. */
 export interface StoreReply {
   /** HTTP status (2xx when written). */
   readonly status: number;
@@ -47,7 +47,7 @@ export function createLineSender(target: TsdbTarget): SendLines {
         method: "POST",
         headers: target.headers,
         body: lines.join("\n"),
-        // A redirect would carry the store's credentials elsewhere: it is an answer.
+        // A redirect would carry the store's credentials elsewhere: it is a response.
         redirect: "manual",
         signal,
       });

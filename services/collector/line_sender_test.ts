@@ -96,7 +96,7 @@ Deno.test("createLineSender() rejects when the signal aborts or the store is gon
   );
 });
 
-Deno.test("createLineSender() answers a redirect instead of following it with the credentials", async () => {
+Deno.test("createLineSender() returns a redirect instead of following it with the credentials", async () => {
   const elsewhere = startStore();
   const redirecting = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },

@@ -66,7 +66,7 @@ export function storeVerdict(
     if (partial !== undefined) {
       return { kind: "drop", reason, refused: Math.min(size, partial) };
     }
-    // InfluxDB answers a batch none of whose lines parse this way, naming each.
+    // InfluxDB returns a batch none of whose lines parse this way, naming each.
     if (/(?:^|\n)unable to parse '/.test(message) || size === 1) {
       return { kind: "drop", reason, refused: size };
     }
@@ -114,7 +114,7 @@ function refusalAdvice(status: number, target: StoreAdvice): string {
  * 2.x: 422 `{"message"}`) stores the other points and ends its message with
  * `dropped=N`. N leaves out the lines it could not parse (1.x says `dropped=0` for
  * them), listed one "unable to parse '...'" each. VictoriaMetrics sends no such
- * response: it skips what it cannot store and answers 204.
+ * response: it skips what it cannot store and returns 204.
  *
  * @example
  * ```ts

@@ -83,7 +83,7 @@ export function createWeatherClient(
       if (response.status !== 200) {
         await response.body?.cancel();
         options.log.warn(
-          `Weather call ${path} answered ${response.status}: its points are skipped`,
+          `Weather call ${path} returned ${response.status}: its points are skipped`,
         );
         return undefined;
       }
@@ -108,7 +108,7 @@ export function createWeatherClient(
       return JSON.parse(body);
     } catch (error) {
       throw new Error(
-        `Weather call ${path} answered 200 with a body that is not JSON: ${
+        `Weather call ${path} returned 200 with a body that is not JSON: ${
           errorText(error)
         }`,
       );

@@ -85,7 +85,7 @@ Deno.test("createWeatherClient() skips a reply that is not 200 with a WARNING", 
       assert.equal(await weather.current(), undefined);
     }
     assert.equal(log.at("WARNING").length, 5);
-    assert.match(log.at("WARNING")[0]!, /\/data\/2\.5\/weather answered 401/);
+    assert.match(log.at("WARNING")[0]!, /\/data\/2\.5\/weather returned 401/);
     assert.ok(log.entries.every((e) => !e.message.includes("k3y")));
   } finally {
     await standIn.close();
@@ -99,7 +99,7 @@ Deno.test("createWeatherClient() rejects malformed JSON and slow replies", async
     standIn.replies.set("/data/2.5/weather", { body: "{not json" });
     await assert.rejects(
       weather.current(),
-      /answered 200 with a body that is not JSON/,
+      /returned 200 with a body that is not JSON/,
     );
     standIn.replies.set("/data/2.5/forecast", {
       body: FORECAST_REPLY,

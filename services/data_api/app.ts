@@ -1,5 +1,5 @@
 /**
- * The data API: `GET /data` answers 20 contacts to a caller with the valid bearer token.
+ * The data API: `GET /data` returns 20 contacts to a client with the valid bearer token.
  *
  * @module
  */
@@ -47,12 +47,12 @@ export function createDataApiApp(options: DataApiAppOptions): Hono {
   const isValid = createBearerCheck(options.token, "exact");
   const contactsJson = createContactsJson(options.random ?? Math.random);
   // No `headLength()` middleware: it would take `/data` off Hono's one-handler
-  // path. `/data` answers HEAD with 405, measured in the route.
+  // path. `/data` responds to HEAD with 405, measured in the route.
   const app = createHttpApp({ log: options.log });
   if (options.metrics) app.use(httpMetrics(options.metrics));
   // Ready once started: it needs nothing but itself.
   app.get("/readyz", readyzHandler(() => undefined));
-  // One route for every method: Hono answers HEAD through GET routes, and HEAD is
+  // One route for every method: Hono responds to HEAD through GET routes, and HEAD is
   // not in `Allow: GET` either. The checks stay in this one handler (no middleware)
   // because the route's speed is measured against a bare `Deno.serve`.
   app.all("/data", (c) => {

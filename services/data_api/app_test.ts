@@ -10,7 +10,7 @@ function newApp() {
   return createDataApiApp({ token: TOKEN, log: createMemoryLog() });
 }
 
-Deno.test("createDataApiApp() answers GET /data with 20 contacts when the token is valid", async () => {
+Deno.test("createDataApiApp() responds to GET /data with 20 contacts when the token is valid", async () => {
   const app = newApp();
   const response = await app.request("/data", {
     headers: { Authorization: `Bearer ${TOKEN}` },
@@ -51,7 +51,7 @@ Deno.test("createDataApiApp() draws phones in range, fresh on every request", as
   for (const list of names) assert.deepEqual(list, names[0]);
 });
 
-Deno.test("createDataApiApp() answers 401 with the exact body when the header is bad", async (t) => {
+Deno.test("createDataApiApp() returns 401 with the exact body when the header is bad", async (t) => {
   const app = newApp();
   const variants: [string, Record<string, string>][] = [
     ["no header", {}],
@@ -80,7 +80,7 @@ Deno.test("createDataApiApp() answers 401 with the exact body when the header is
   }
 });
 
-Deno.test("createDataApiApp() answers 405 with Allow: GET when the method is not GET", async (t) => {
+Deno.test("createDataApiApp() returns 405 with Allow: GET when the method is not GET", async (t) => {
   const app = newApp();
   for (
     const method of ["POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"]
@@ -93,7 +93,7 @@ Deno.test("createDataApiApp() answers 405 with Allow: GET when the method is not
       assert.equal(response.status, 405);
       assert.equal(response.headers.get("allow"), "GET");
       if (method === "HEAD") {
-        // The length of the body a GET of this answer would carry.
+        // The length of the body a GET of this response would carry.
         const body = JSON.stringify({
           message: "Method HEAD not allowed: use GET",
         });
@@ -110,7 +110,7 @@ Deno.test("createDataApiApp() answers 405 with Allow: GET when the method is not
   }
 });
 
-Deno.test("createDataApiApp() answers /healthz, and 404 on other paths", async () => {
+Deno.test("createDataApiApp() responds to /healthz, and 404 on other paths", async () => {
   const app = newApp();
   const health = await app.request("/healthz");
   assert.deepEqual(await health.json(), { status: "ok" });
@@ -121,7 +121,7 @@ Deno.test("createDataApiApp() answers /healthz, and 404 on other paths", async (
   assert.equal(typeof (await missing.json()).message, "string");
 });
 
-Deno.test("createDataApiApp() answers /readyz and counts requests by route when given metrics", async () => {
+Deno.test("createDataApiApp() responds to /readyz and counts requests by route when given metrics", async () => {
   const registry = createRegistry();
   const app = createDataApiApp({
     token: TOKEN,

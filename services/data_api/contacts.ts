@@ -5,7 +5,7 @@
  * @module
  */
 
-/** One contact as the data API answers it. */
+/** One contact as the data API returns it. */
 export interface Contact {
   /** `+1 <area>-<prefix>-<line>`, drawn at random. */
   phone: string;
@@ -68,7 +68,7 @@ const PHONE_PARTS = [
   { at: 11, min: 1000, max: 9999, width: 4 },
 ] as const;
 
-/** Answers carved out of one pooled buffer before a new one is allocated. */
+/** Responses carved out of one pooled buffer before a new one is allocated. */
 const RESPONSES_PER_POOL = 64;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The `data-api` role: a bearer-token protected JSON API answering 20 contacts.
+ * The `data-api` role: a bearer-token protected JSON API returning 20 contacts.
  *
  * Layout: a role's folder imports `lib/`, `drivers/` and itself, never another role
  * (`tests/layout_test.ts` checks it).
@@ -14,7 +14,7 @@ import { createDataApiApp } from "./app.ts";
 /** Settings of the `data-api` role. */
 export const dataApiSettings = {
   DATA_API_TOKEN: headerSecret({
-    description: "Bearer token callers of GET /data must send",
+    description: "Bearer token clients of GET /data must send",
   }),
   ...listenSettings("DATA_API", 8003),
 };

@@ -44,7 +44,7 @@ export function messages(
 }
 
 /**
- * Returns a {@linkcode FakeQueue} answering the first receive calls with `batches`, in
+ * Returns a {@linkcode FakeQueue} responding to the first receive calls with `batches`, in
  * order; its visibility timeout is `visibilitySeconds` (default 30).
  */
 export function createFakeQueue(

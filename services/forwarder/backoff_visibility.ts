@@ -25,7 +25,7 @@ export interface BackoffVisibilityOptions {
 export interface RetryCause {
   /** SQS's `ApproximateReceiveCount` of this delivery (1 on the first). */
   receiveCount?: number;
-  /** The `Retry-After` header of a retried answer, when it had one. */
+  /** The `Retry-After` header of a retried response, when it had one. */
   retryAfter?: string;
 }
 

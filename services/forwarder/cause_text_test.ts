@@ -50,7 +50,7 @@ Deno.test("causeText()", async (t) => {
   });
 });
 
-Deno.test("causeText() tells the status of an HTML page answering a receive, on the real SDK", async () => {
+Deno.test("causeText() tells the status of an HTML page responding to a receive, on the real SDK", async () => {
   const client = createSqsClient(
     {
       QUEUE_REGION: "us-east-1",

@@ -31,7 +31,7 @@ function locationText(location: string | undefined): string {
 
 /**
  * Returns the line that says a message was deleted although the endpoint did not
- * answer 2xx (any status deletes the message: docs/decisions.md): its id, the status and its name, for
+ * return 2xx (any status deletes the message: docs/decisions.md): its id, the status and its name, for
  * a redirect its `Location` (not followed), and what to set to keep such messages.
  *
  * @example

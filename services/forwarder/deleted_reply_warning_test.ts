@@ -5,11 +5,11 @@ Deno.test("deletedReplyWarning()", async (t) => {
   await t.step("names the message, the status and what keeps it", () => {
     assert.equal(
       deletedReplyWarning("m-1", { status: 401 }),
-      "Endpoint answered 401 Unauthorized for message m-1: deleted (any status deletes the message; list 401 in FORWARD_RETRY_STATUSES to keep such messages)",
+      "Endpoint returned 401 Unauthorized for message m-1: deleted (any status deletes the message; list 401 in FORWARD_RETRY_STATUSES to keep such messages)",
     );
     assert.equal(
       deletedReplyWarning("m-2", { status: 599 }),
-      "Endpoint answered 599 for message m-2: deleted (any status deletes the message; list 599 in FORWARD_RETRY_STATUSES to keep such messages)",
+      "Endpoint returned 599 for message m-2: deleted (any status deletes the message; list 599 in FORWARD_RETRY_STATUSES to keep such messages)",
     );
   });
 
@@ -21,11 +21,11 @@ Deno.test("deletedReplyWarning()", async (t) => {
           status: 301,
           location: "https://new.example.com/in",
         }),
-        'Endpoint answered 301 Moved Permanently (Location "https://new.example.com/in") for message m-3: deleted, the redirect not followed (any status deletes the message; set HTTP_ENDPOINT to the new address, or list 301 in FORWARD_RETRY_STATUSES to keep such messages)',
+        'Endpoint returned 301 Moved Permanently (Location "https://new.example.com/in") for message m-3: deleted, the redirect not followed (any status deletes the message; set HTTP_ENDPOINT to the new address, or list 301 in FORWARD_RETRY_STATUSES to keep such messages)',
       );
       assert.match(
         deletedReplyWarning("m-4", { status: 307 }),
-        /^Endpoint answered 307 Temporary Redirect \(no Location\) for message m-4: deleted, the redirect not followed/,
+        /^Endpoint returned 307 Temporary Redirect \(no Location\) for message m-4: deleted, the redirect not followed/,
       );
     },
   );

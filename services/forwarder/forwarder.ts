@@ -182,7 +182,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       if (retryStatuses.has(status)) {
         metrics.count("retried");
         log.warn(
-          `Endpoint answered ${status} for message ${message.id}: left in the queue for redelivery`,
+          `Endpoint returned ${status} for message ${message.id}: left in the queue for redelivery`,
         );
         return retry(reply.retryAfter);
       }

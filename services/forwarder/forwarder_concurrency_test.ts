@@ -144,7 +144,7 @@ Deno.test("createForwarder() posts the messages of a group one after another, in
   const log = createMemoryLog();
   const forwarder = createForwarder({
     queue,
-    // An endpoint answering in random order; the second "A" message fails.
+    // An endpoint responding in random order; the second "A" message fails.
     post: async (body) => {
       const group = body.split("-")[0]!;
       const inGroup = (posting.get(group) ?? 0) + 1;

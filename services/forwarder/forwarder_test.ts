@@ -99,7 +99,7 @@ Deno.test("createForwarder()", async (t) => {
   );
 
   await t.step(
-    "leaves messages answered with a retry status in the queue",
+    "leaves messages given a retry status in the queue",
     async () => {
       const url = await fauxqs.createQueue("retry", { VisibilityTimeout: "1" });
       let calls = 0;
@@ -116,7 +116,7 @@ Deno.test("createForwarder()", async (t) => {
       await sink.stop();
       assert.equal(metrics.value("retried"), 1);
       assert.equal(
-        log.at("WARNING").filter((line) => /answered 503/.test(line)).length,
+        log.at("WARNING").filter((line) => /returned 503/.test(line)).length,
         1,
       );
     },
@@ -140,7 +140,7 @@ Deno.test("createForwarder()", async (t) => {
       const log = createMemoryLog();
       const forwarder = createForwarder({
         // fauxqs never refuses an entry (nor does SQS for a stale handle), so the
-        // first delete of "bad" is answered here as a refused entry.
+        // first delete of "bad" is reported here as a refused entry.
         queue: {
           ...real,
           async deleteBatch(messages) {
@@ -327,12 +327,12 @@ Deno.test("createForwarder() deletes after a reply that is not 2xx with one WARN
   const keep =
     "(any status deletes the message; list 401 in FORWARD_RETRY_STATUSES to keep such messages)";
   assert.deepEqual(log.at("WARNING").toSorted(), [
-    `Endpoint answered 308 Permanent Redirect (Location "https://new.example.com/in") for message m3: deleted, the redirect not followed (any status deletes the message; set HTTP_ENDPOINT to the new address, or list 308 in FORWARD_RETRY_STATUSES to keep such messages)`,
-    `Endpoint answered 401 Unauthorized for message m1: deleted ${keep}`,
-    `Endpoint answered 404 Not Found for message m2: deleted ${
+    `Endpoint returned 308 Permanent Redirect (Location "https://new.example.com/in") for message m3: deleted, the redirect not followed (any status deletes the message; set HTTP_ENDPOINT to the new address, or list 308 in FORWARD_RETRY_STATUSES to keep such messages)`,
+    `Endpoint returned 401 Unauthorized for message m1: deleted ${keep}`,
+    `Endpoint returned 404 Not Found for message m2: deleted ${
       keep.replace("401", "404")
     }`,
-    "Endpoint answered 503 for message m4: left in the queue for redelivery",
+    "Endpoint returned 503 for message m4: left in the queue for redelivery",
   ]);
 });
 

@@ -28,7 +28,7 @@ const COUNTERS: Record<CounterName, { name: string; help: string }> = {
   posted: {
     name: "homewire_forwarder_messages_posted_total",
     help:
-      "Messages posted and answered with a status that deletes them (any outside FORWARD_RETRY_STATUSES)",
+      "Messages posted and given a status that deletes them (any outside FORWARD_RETRY_STATUSES)",
   },
   deleted: {
     name: "homewire_forwarder_messages_deleted_total",
@@ -40,7 +40,7 @@ const COUNTERS: Record<CounterName, { name: string; help: string }> = {
   },
   retried: {
     name: "homewire_forwarder_post_retries_total",
-    help: "Posts answered with a retry status (message left in the queue)",
+    help: "Posts given a retry status (message left in the queue)",
   },
   backoffs: {
     name: "homewire_forwarder_backoffs_total",

@@ -8,7 +8,7 @@ import { errorText } from "../../lib/log.ts";
 
 /**
  * Longest wait for a profile's credentials at start. A `credential_process` (aws-vault,
- * a password manager's CLI, an SSO token refresh) answers within seconds; one that
+ * a password manager's CLI, an SSO token refresh) responds within seconds; one that
  * waits for input nobody can give a service (an MFA code, a browser login) would
  * otherwise hold start-up for ever. 30 s leaves a slow one ample time.
  */
@@ -26,7 +26,7 @@ export interface ProfileCredentialsOptions {
 
 /**
  * Resolves once the profile gave credentials. Rejects, naming QUEUE_PROFILE and what
- * to do, when it gives none or does not answer within the time limit (a retry cannot
+ * to do, when it gives none or does not respond within the time limit (a retry cannot
  * fix either, so start-up stops).
  *
  * @example
@@ -54,7 +54,7 @@ export async function checkProfileCredentials(
       throw new Error(
         `No credentials for QUEUE_PROFILE "${profile}" within ${
           timeoutMs / 1000
-        } s: its credential_process or SSO login did not answer; check that \`aws configure export-credentials --profile ${profile}\` answers at once, or set both keys`,
+        } s: its credential_process or SSO login did not respond; check that \`aws configure export-credentials --profile ${profile}\` responds at once, or set both keys`,
       );
     }
     throw new Error(

@@ -27,7 +27,7 @@ Deno.test("checkProfileCredentials()", async (t) => {
   });
 
   await t.step(
-    "gives up on a credential process that does not answer",
+    "gives up on a credential process that does not respond",
     async () => {
       await withFakeClock(async (clock) => {
         let outcome: unknown;
@@ -42,7 +42,7 @@ Deno.test("checkProfileCredentials()", async (t) => {
         await checked;
         assert.equal(
           String(outcome),
-          'Error: No credentials for QUEUE_PROFILE "hang" within 0.1 s: its credential_process or SSO login did not answer; check that `aws configure export-credentials --profile hang` answers at once, or set both keys',
+          'Error: No credentials for QUEUE_PROFILE "hang" within 0.1 s: its credential_process or SSO login did not respond; check that `aws configure export-credentials --profile hang` responds at once, or set both keys',
         );
       });
     },

@@ -99,8 +99,8 @@ Deno.test("createSdkHandler() surfaces a refused connection", async () => {
   await assert.rejects(createSdkHandler().handle(request(port)));
 });
 
-Deno.test("the SDK retries a call whose connection closed without an answer", async () => {
-  // The first connection is closed unanswered; the second is answered.
+Deno.test("the SDK retries a call whose connection closed without a response", async () => {
+  // The first connection is closed without a response; the second gets one.
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = listener.addr as Deno.NetAddr;
   let connections = 0;

@@ -8,7 +8,7 @@ import { startFauxqs } from "../../tests/_test_fauxqs.ts";
 import { createSqsQueue } from "./sqs_queue.ts";
 
 /**
- * A stand-in SQS client answering every receive with `reply`, recording what each
+ * A stand-in SQS client responding to every receive with `reply`, recording what each
  * asked for (for what fauxqs does not show).
  */
 function receivingClient(reply: object) {
@@ -57,7 +57,7 @@ Deno.test("createSqsQueue() tells the message group of each message of a FIFO qu
 Deno.test("createSqsQueue() leaves the group ids of a standard queue aside", async () => {
   // On a standard queue a group id only shares the queue fairly among tenants (fair
   // queues): it is not asked for, and ignored should it come anyway. fauxqs drops the
-  // group ids of a standard queue, so a stand-in client answers as SQS would.
+  // group ids of a standard queue, so a stand-in client responds as SQS would.
   const { asked, client } = receivingClient({
     Messages: [{
       MessageId: "m1",

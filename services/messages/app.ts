@@ -113,10 +113,10 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
   }
   app.onError(storeErrors(log));
   // Our paths name their methods for the 405: the write middleware below is
-  // registered for more methods than the list answers.
+  // registered for more methods than the list serves.
   app.notFound(unrouted(app, allowedMethods));
   if (options.metrics) app.use(httpMetrics(options.metrics));
-  // Ready when the store answers a read.
+  // Ready when the store returns a read.
   app.get("/readyz", readyzHandler(() => storeReadiness(store)));
   const item = `${MESSAGES_PATH}/:id`;
   const writeMethods = ["POST", "PUT", "PATCH", "DELETE"];

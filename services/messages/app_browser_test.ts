@@ -15,7 +15,7 @@ const preflight = (origin: string) => ({
   },
 });
 
-Deno.test("createMessagesApp() with allowOrigin answers listed pages only", async () => {
+Deno.test("createMessagesApp() with allowOrigin responds to listed pages only", async () => {
   const store = openSqliteMessageStore(":memory:");
   const app = createMessagesApp({
     store,

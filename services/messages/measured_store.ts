@@ -1,6 +1,6 @@
 /**
  * The messages store with its operations and failures counted, for Prometheus, and
- * the role's readiness: whether the store answers.
+ * the role's readiness: whether the store responds.
  *
  * @module
  */
@@ -88,7 +88,7 @@ export function measuredStore(
 }
 
 /**
- * The readiness of the messages role: `undefined` when the store answers a read,
+ * The readiness of the messages role: `undefined` when the store returns a read,
  * else what it said.
  */
 export async function storeReadiness(
@@ -98,7 +98,7 @@ export async function storeReadiness(
     await store.get(0);
     return undefined;
   } catch (error) {
-    return `The message store does not answer: ${
+    return `The message store does not respond: ${
       error instanceof Error ? error.message : String(error)
     }`;
   }

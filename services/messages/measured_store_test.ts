@@ -42,7 +42,7 @@ Deno.test("measuredStore() counts operations and errors by store kind", async ()
     assert.equal(await storeReadiness(store), undefined);
     assert.equal(
       await storeReadiness(broken),
-      "The message store does not answer: database unavailable",
+      "The message store does not respond: database unavailable",
     );
   } finally {
     await inner.close();

@@ -266,7 +266,7 @@ export function messagesOpenApi(): Record<string, unknown> {
       },
       "/readyz": {
         get: {
-          summary: "Readiness: whether the store answers",
+          summary: "Readiness: whether the store responds",
           operationId: "ready",
           responses: {
             "200": {
@@ -277,7 +277,7 @@ export function messagesOpenApi(): Record<string, unknown> {
                 properties: { status: { const: "ready" } },
               }),
             },
-            "503": error("The store does not answer"),
+            "503": error("The store does not respond"),
           },
         },
       },

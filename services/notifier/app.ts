@@ -25,7 +25,7 @@ import {
 } from "./alertmanager_note.ts";
 import type { Message } from "./targets/mod.ts";
 
-/** The text answered by `GET /`. */
+/** The text returned by `GET /`. */
 export const NOTIFIER_USAGE = "Usage: GET /note/{title}/{body}";
 
 /** Options of {@linkcode createNotifierApp}. */
@@ -33,7 +33,7 @@ export interface NotifierAppOptions {
   /** Sends a message to the targets. */
   notify: Notify;
   /**
-   * Answer as the original Pushbullet notifier: the push API's decoded reply, or 502
+   * Responds as the original Pushbullet notifier: the push API's decoded reply, or 502
    * `{"message"}`. True when the only target is one Pushbullet token.
    */
   pushbulletReply: boolean;
@@ -58,7 +58,7 @@ export interface NotifierAppOptions {
  * `GET /note/{title}/{body}` takes percent-decoded path segments (`%2F` is a slash in
  * the text, `+` stays a plus); `POST /notify` (and `/notify/`) takes the Apprise API's
  * `body`, `title`, `type` and `tag` as JSON or form fields, and refuses `urls` (403).
- * Both answer the Pushbullet reply when that is the only target, otherwise 200
+ * Both return the Pushbullet reply when that is the only target, otherwise 200
  * `{"results": [...]}`, or 502 with the same body when a target failed.
  *
  * @example
@@ -151,7 +151,7 @@ export function createNotifierApp(options: NotifierAppOptions): Hono {
         return c.json(JSON.parse(delivery!.reply ?? ""), 200);
       } catch {
         throw new HTTPException(502, {
-          message: `Push API answered HTTP ${
+          message: `Push API returned HTTP ${
             delivery!.status
           } with invalid JSON`,
         });

@@ -6,7 +6,7 @@ import type { Delivery } from "./deliver.ts";
 import type { Notify, NotifyOutcome } from "./notify.ts";
 import type { Message } from "./targets/mod.ts";
 
-/** A notify recording the messages it is given and answering `reply`. */
+/** A notify recording the messages it is given and responding `reply`. */
 function fakeNotify(reply: (message: Message) => NotifyOutcome) {
   const notes: { title: string; body: string }[] = [];
   const calls: { message: Message; tag?: string }[] = [];
@@ -48,20 +48,20 @@ Deno.test("createNotifierApp()", async (t) => {
     maxBodyLength: 20,
   });
 
-  await t.step("GET / answers the usage text", async () => {
+  await t.step("GET / returns the usage text", async () => {
     const response = await app.request("/");
     assert.equal(response.status, 200);
     assert.match(response.headers.get("content-type") ?? "", /^text\/plain/);
     assert.equal(await response.text(), "Usage: GET /note/{title}/{body}");
   });
 
-  await t.step("GET /healthz answers ok", async () => {
+  await t.step("GET /healthz returns ok", async () => {
     const response = await app.request("/healthz");
     assert.deepEqual(await response.json(), { status: "ok" });
   });
 
   await t.step(
-    "GET /note/{title}/{body} sends the decoded note and answers the reply",
+    "GET /note/{title}/{body} sends the decoded note and returns the reply",
     async () => {
       const response = await app.request("/note/Door%20%E2%9C%93/a%2Fb+c%25");
       assert.equal(response.status, 200);
@@ -91,7 +91,7 @@ Deno.test("createNotifierApp()", async (t) => {
   });
 
   await t.step(
-    "malformed percent-encoding answers 400 and sends nothing",
+    "malformed percent-encoding returns 400 and sends nothing",
     async () => {
       const count = notes.length;
       for (
@@ -108,7 +108,7 @@ Deno.test("createNotifierApp()", async (t) => {
     },
   );
 
-  await t.step("a title or body past its limit answers 400", async () => {
+  await t.step("a title or body past its limit returns 400", async () => {
     const count = notes.length;
     const title = await app.request(`/note/${"t".repeat(11)}/body`);
     assert.equal(title.status, 400);
@@ -124,7 +124,7 @@ Deno.test("createNotifierApp()", async (t) => {
     assert.equal(notes.length, count + 1);
   });
 
-  await t.step("other note paths answer 404", async () => {
+  await t.step("other note paths return 404", async () => {
     for (
       const path of ["/note", "/note/", "/note/a", "/note/a/b/c", "/note/a/b/"]
     ) {
@@ -134,7 +134,7 @@ Deno.test("createNotifierApp()", async (t) => {
     }
   });
 
-  await t.step("other methods answer 405 and send nothing", async () => {
+  await t.step("other methods return 405 and send nothing", async () => {
     const count = notes.length;
     for (const method of ["POST", "PUT", "DELETE", "HEAD"]) {
       const response = await app.request("/note/a/b", { method });
@@ -146,7 +146,7 @@ Deno.test("createNotifierApp()", async (t) => {
   });
 
   await t.step(
-    "a push API failure answers 502 with its message",
+    "a push API failure returns 502 with its message",
     async () => {
       reply = () => ({
         kind: "sent",
@@ -154,18 +154,18 @@ Deno.test("createNotifierApp()", async (t) => {
           target: "pbul://****",
           ok: false,
           status: 401,
-          error: "Push API answered HTTP 401: Invalid token",
+          error: "Push API returned HTTP 401: Invalid token",
         }],
       });
       const response = await app.request("/note/Door/Opened");
       assert.equal(response.status, 502);
       assert.deepEqual(await response.json(), {
-        message: "Push API answered HTTP 401: Invalid token",
+        message: "Push API returned HTTP 401: Invalid token",
       });
     },
   );
 
-  await t.step("a push API reply that is not JSON answers 502", async () => {
+  await t.step("a push API reply that is not JSON returns 502", async () => {
     reply = () => ({
       kind: "sent",
       deliveries: [{
@@ -178,11 +178,11 @@ Deno.test("createNotifierApp()", async (t) => {
     const response = await app.request("/note/Door/Opened");
     assert.equal(response.status, 502);
     assert.deepEqual(await response.json(), {
-      message: "Push API answered HTTP 200 with invalid JSON",
+      message: "Push API returned HTTP 200 with invalid JSON",
     });
   });
 
-  await t.step("an unexpected error answers a logged 500", async () => {
+  await t.step("an unexpected error returns a logged 500", async () => {
     reply = () => {
       throw new Error("bug");
     };
@@ -215,7 +215,7 @@ Deno.test("createNotifierApp() with several targets", async (t) => {
       body,
     });
 
-  await t.step("GET /note answers the results", async () => {
+  await t.step("GET /note returns the results", async () => {
     const response = await app.request("/note/T/B");
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), {
@@ -230,7 +230,7 @@ Deno.test("createNotifierApp() with several targets", async (t) => {
     });
   });
 
-  await t.step("a failed target answers 502 with the same body", async () => {
+  await t.step("a failed target returns 502 with the same body", async () => {
     outcome = { kind: "sent", deliveries: [OK, DOWN] };
     const response = await post(JSON.stringify({ body: "B" }));
     assert.equal(response.status, 502);
@@ -296,7 +296,7 @@ Deno.test("createNotifierApp() with several targets", async (t) => {
     },
   );
 
-  await t.step("POST /notify answers 400 for a bad payload", async () => {
+  await t.step("POST /notify returns 400 for a bad payload", async () => {
     const count = calls.length;
     for (
       const [body, message] of [
@@ -313,7 +313,7 @@ Deno.test("createNotifierApp() with several targets", async (t) => {
       assert.equal(response.status, 400, body);
       assert.match((await response.json()).message, message);
     }
-    // curl -d '{...}' sends JSON as a form: the answer says what to do.
+    // curl -d '{...}' sends JSON as a form: the response says what to do.
     const jsonForm = await post(
       '{"body": "b"}',
       "application/x-www-form-urlencoded",
@@ -329,27 +329,27 @@ Deno.test("createNotifierApp() with several targets", async (t) => {
     assert.equal(calls.length, count);
   });
 
-  await t.step("POST /notify answers 413 for a huge body", async () => {
+  await t.step("POST /notify returns 413 for a huge body", async () => {
     const response = await post(JSON.stringify({ body: "x".repeat(70_000) }));
     assert.equal(response.status, 413);
     await response.body?.cancel();
   });
 
-  await t.step("GET /notify answers 405", async () => {
+  await t.step("GET /notify returns 405", async () => {
     const response = await app.request("/notify");
     assert.equal(response.status, 405);
     assert.equal(response.headers.get("allow"), "POST");
     await response.body?.cancel();
   });
 
-  await t.step("a repeat answers deduplicated", async () => {
+  await t.step("a repeat returns deduplicated", async () => {
     outcome = { kind: "deduplicated" };
     const response = await app.request("/note/T/B");
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { deduplicated: true });
   });
 
-  await t.step("a tag no target has answers 424", async () => {
+  await t.step("a tag no target has returns 424", async () => {
     outcome = { kind: "no-target" };
     const response = await post(JSON.stringify({ body: "B", tag: "garage" }));
     assert.equal(response.status, 424);
@@ -408,7 +408,7 @@ Deno.test("createNotifierApp() with a token", async (t) => {
   });
 });
 
-Deno.test("createNotifierApp() answers /readyz and counts requests by route when given metrics", async () => {
+Deno.test("createNotifierApp() responds to /readyz and counts requests by route when given metrics", async () => {
   const registry = createRegistry();
   const { notify } = fakeNotify(() => ({ kind: "deduplicated" }));
   const app = createNotifierApp({

@@ -22,7 +22,7 @@ export interface Delivery {
   readonly target: string;
   /** Whether every request of the target was accepted (2xx). */
   readonly ok: boolean;
-  /** The last HTTP status the service answered; `null` when it never answered. */
+  /** The last HTTP status the service returned; `null` when it never responded. */
   readonly status: number | null;
   /** What went wrong, secrets masked; absent when `ok`. */
   readonly error?: string;
@@ -59,7 +59,7 @@ interface UpstreamResponse {
 /**
  * Returns a {@linkcode Deliver} for the given services. Each of the target's requests
  * (one per chat, topic...) is sent, even after one failed. A request is retried when
- * the connection fails, or the service answers 429 or 5xx, while attempts remain
+ * the connection fails, or the service returns 429 or 5xx, while attempts remain
  * and the wait (its `Retry-After`, or a jittered backoff) ends within the time limit.
  * Redirects are not followed (they would carry a token elsewhere): a 3xx fails.
  * Messages name the service and the status or reason; secrets are scrubbed.
@@ -105,7 +105,7 @@ export function createDeliver(options: DeliverOptions): Deliver {
           const shown = detail && cut(scrub(target, detail), MAX_DETAIL_CHARS);
           failure = failed(
             upstream.status,
-            `${target.service} answered HTTP ${upstream.status}${
+            `${target.service} returned HTTP ${upstream.status}${
               shown ? `: ${shown}` : ""
             }`,
           );
@@ -115,7 +115,7 @@ export function createDeliver(options: DeliverOptions): Deliver {
           if (limit.expired()) {
             return failed(
               null,
-              `${target.service} did not answer within ${options.timeoutMs} ms`,
+              `${target.service} did not respond within ${options.timeoutMs} ms`,
             );
           }
           failure = failed(

@@ -4,7 +4,7 @@ import { parseTargetUrl, type ServiceBases } from "./targets/mod.ts";
 
 const MESSAGE = { title: "t", body: "b", type: "info" } as const;
 
-/** A stand-in answering each request with the next of `answers` (the last repeats). */
+/** A stand-in responding to each request with the next of `responses` (the last repeats). */
 function standIn(responses: (() => Response | Promise<Response>)[]) {
   const seen: Request[] = [];
   const server = Deno.serve(
@@ -83,7 +83,7 @@ Deno.test("createDeliver() gives up when Retry-After ends past the time limit", 
       target: "pbul://****",
       ok: false,
       status: 429,
-      error: "Push API answered HTTP 429",
+      error: "Push API returned HTTP 429",
     });
     assert.equal(api.seen.length, 1);
   } finally {
@@ -104,7 +104,7 @@ Deno.test("createDeliver() does not retry a 4xx, and scrubs secrets from the ups
     );
     assert.equal(delivery.ok, false);
     assert.equal(delivery.status, 401);
-    assert.equal(delivery.error, "Telegram answered HTTP 401: Bad token ****");
+    assert.equal(delivery.error, "Telegram returned HTTP 401: Bad token ****");
     assert.equal(api.seen.length, 1);
   } finally {
     await api.close();
@@ -124,7 +124,7 @@ Deno.test("createDeliver() stops retrying after maxAttempts", async () => {
       parseTargetUrl(`json://${new URL(api.url).host}/in`),
       MESSAGE,
     );
-    assert.equal(delivery.error, "JSON endpoint answered HTTP 500");
+    assert.equal(delivery.error, "JSON endpoint returned HTTP 500");
     assert.equal(api.seen.length, 3);
   } finally {
     await api.close();
@@ -142,7 +142,7 @@ Deno.test("createDeliver() bounds the whole call by timeoutMs", async () => {
       target: "pbul://****",
       ok: false,
       status: null,
-      error: "Push API did not answer within 300 ms",
+      error: "Push API did not respond within 300 ms",
     });
   } finally {
     await api.close();
@@ -234,7 +234,7 @@ Deno.test("createDeliver() quotes Pushover's errors", async () => {
     );
     assert.equal(
       delivery.error,
-      "Pushover answered HTTP 400: user identifier is not a valid user, group, or subscribed user key",
+      "Pushover returned HTTP 400: user identifier is not a valid user, group, or subscribed user key",
     );
   } finally {
     await api.close();
@@ -324,7 +324,7 @@ Deno.test("createDeliver() sends to every chat even when one refuses", async () 
       target: "tgram://****/11/22",
       ok: false,
       status: 400,
-      error: "Telegram answered HTTP 400: Bad Request: chat not found",
+      error: "Telegram returned HTTP 400: Bad Request: chat not found",
     });
   } finally {
     await api.close();

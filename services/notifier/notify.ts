@@ -39,7 +39,7 @@ export interface NotifyOptions {
  * Returns a {@linkcode Notify}. A title, body and type goes to each target once
  * within the window: a repeat goes only to the selected targets it has not reached
  * (and is not sent at all, logged at INFO, when it reached them all); when a target
- * fails, the message is forgotten for that target, so that the caller's retry
+ * fails, the message is forgotten for that target, so that the client's retry
  * reaches it.
  *
  * @example
@@ -87,7 +87,7 @@ export function createNotify(options: NotifyOptions): Notify {
         fresh.map(({ target }) => deliver(target, message)),
       );
     } catch (error) {
-      // Not sent (an unexpected error, answered 500): a retry must go through.
+      // Not sent (an unexpected error, returned 500): a retry must go through.
       for (const t of fresh) dedupe.release(keyOf(t));
       throw error;
     }

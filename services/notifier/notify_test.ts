@@ -39,7 +39,7 @@ Deno.test("createNotify()", async (t) => {
             target: target.display,
             ok: false,
             status: 500,
-            error: "ntfy answered HTTP 500",
+            error: "ntfy returned HTTP 500",
           }
           : { target: target.display, ok: true, status: 200 },
       );
@@ -89,7 +89,7 @@ Deno.test("createNotify()", async (t) => {
       const failed = { ...message, body: "fails" };
       await notify(failed);
       assert.deepEqual(log.at("WARNING"), [
-        'Cannot send note "T": ntfy answered HTTP 500 (ntfy://h/b)',
+        'Cannot send note "T": ntfy returned HTTP 500 (ntfy://h/b)',
       ]);
       const before = sent.length;
       const again = await notify(failed);

@@ -1,5 +1,5 @@
 /**
- * Time-outs of the relay's remote calls on one shared, coarse timer.
+ * Time-outs of the relay's upstream requests on one shared, coarse timer.
  *
  * A `setTimeout` and `clearTimeout` per relayed request cost a measurable share of the
  * proxy's time per request; a single interval that checks the calls in flight costs

@@ -102,7 +102,7 @@ export function upstreamRequestHeaders(
 }
 
 /**
- * The upstream's header pairs (names in lower case, as an upstream request answers them)
+ * The upstream's header pairs (names in lower case, as an upstream request returns them)
  * as the client gets them: without hop-by-hop headers (and those its `Connection`
  * names), cookies (`Set-Cookie`, `Set-Cookie2`), a `Content-Length` beside a
  * transfer coding, and, when the body was `decoded` on the way, its

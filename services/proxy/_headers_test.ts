@@ -16,16 +16,16 @@ Deno.test("clientHeaderPairs() drops hop-by-hop headers and those Connection nam
     ["te", "trailers"],
     ["trailer", "x"],
     ["proxy-authenticate", "Basic"],
-    ["x-remote", "1"],
+    ["x-upstream", "1"],
   ], "*");
   assert.deepEqual(sorted(pairs), [
     "access-control-allow-origin: *",
     "access-control-expose-headers: *",
-    "x-remote: 1",
+    "x-upstream: 1",
   ]);
 });
 
-Deno.test("clientHeaderPairs() sets the CORS headers, the remote's own replaced", () => {
+Deno.test("clientHeaderPairs() sets the CORS headers, the upstream's own replaced", () => {
   const upstream: [string, string][] = [
     ["access-control-allow-origin", "https://other.example"],
     ["access-control-expose-headers", "x-secret"],
@@ -56,24 +56,24 @@ Deno.test("clientHeaderPairs() drops a length sent beside a transfer coding", ()
   assert.ok(!pairs.some(([name]) => name === "content-length"));
 });
 
-Deno.test("upstreamRequestHeaders() does not pass the caller's cookies on", () => {
+Deno.test("upstreamRequestHeaders() does not pass the client's cookies on", () => {
   const pairs = upstreamRequestHeaders(
     new Headers([
       ["cookie", "session=of-another-app"],
       ["cookie2", '$Version="1"'],
-      ["authorization", "Bearer for-the-remote"],
+      ["authorization", "Bearer for-the-upstream"],
       ["x-a", "1"],
     ]),
     "1.1 proxy",
   );
   assert.deepEqual(pairs, [
-    ["authorization", "Bearer for-the-remote"],
+    ["authorization", "Bearer for-the-upstream"],
     ["x-a", "1"],
     ["via", "1.1 proxy"],
   ]);
 });
 
-Deno.test("clientHeaderPairs() drops the remote's cookies", () => {
+Deno.test("clientHeaderPairs() drops the upstream's cookies", () => {
   const pairs = clientHeaderPairs([
     ["set-cookie", "a=1; Path=/"],
     ["set-cookie", "b=2"],

@@ -29,12 +29,12 @@ export function isInvalidResponse(error: unknown): boolean {
  * `TypeError` does not say which, or a request the client refused).
  */
 export function upstreamFailureText(error: unknown): string {
-  if (isInvalidResponse(error)) return "answered with an invalid HTTP response";
+  if (isInvalidResponse(error)) return "sent an invalid HTTP response";
   if (error instanceof ProxyRefusedError) {
     return "is unreachable: the outbound proxy refused the request";
   }
   if (error instanceof SocketError || error instanceof ConnectionClosedError) {
     return "is unreachable";
   }
-  return "is unreachable or answered with an invalid HTTP response";
+  return "is unreachable or sent an invalid HTTP response";
 }

@@ -7,14 +7,14 @@ import {
 } from "../../lib/http1/errors.ts";
 import { isInvalidResponse, upstreamFailureText } from "./_invalid_response.ts";
 
-Deno.test("upstreamFailureText() tells an invalid answer from a network failure by type, never by text", () => {
+Deno.test("upstreamFailureText() tells an invalid response from a network failure by type, never by text", () => {
   const invalid = new InvalidHeaderError(
-    "Invalid header line from the remote: no colon",
+    "Invalid header line from the upstream: no colon",
   );
   assert.equal(isInvalidResponse(invalid), true);
   assert.equal(
     upstreamFailureText(invalid),
-    "answered with an invalid HTTP response",
+    "sent an invalid HTTP response",
   );
   for (
     const error of [
@@ -39,7 +39,7 @@ Deno.test("upstreamFailureText() tells an invalid answer from a network failure 
     assert.equal(isInvalidResponse(error), false);
     assert.equal(
       upstreamFailureText(error),
-      "is unreachable or answered with an invalid HTTP response",
+      "is unreachable or sent an invalid HTTP response",
     );
   }
 });

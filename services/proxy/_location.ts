@@ -1,5 +1,5 @@
 /**
- * Where a remote's `Location` or `Content-Location` points, seen from the caller: a
+ * Where an upstream's `Location` or `Content-Location` points, seen from the client: a
  * URL within the route's base URL becomes the proxy's own path for it, so a browser
  * that follows a redirect stays on the proxy.
  *
@@ -14,18 +14,18 @@ import type { ProxyRoute } from "./routes.ts";
  * origin, lies within its path prefix, and is where the proxy sends that path (a
  * path the proxy refuses, or maps elsewhere, such as `/base` of a base registered as
  * `/base/`, is never given: a browser would loop or fail). Otherwise `value` as it
- * is, made absolute when it was relative (a relative value is the remote's, and the
+ * is, made absolute when it was relative (a relative value is the upstream's, and the
  * browser would resolve it against the proxy). The proxy's path has no scheme or
- * host, so it works by whatever host the caller reaches the proxy.
+ * host, so it works by whatever host the client reaches the proxy.
  *
  * @example
  * ```ts
  * import { parseRoutes } from "./routes.ts";
  *
- * const [route] = parseRoutes("api=https://remote.example/base");
- * const target = "https://remote.example/base/old";
+ * const [route] = parseRoutes("api=https://upstream.example/base");
+ * const target = "https://upstream.example/base/old";
  * proxiedLocation("/base/new?page=2", route!, target); // "/api/new?page=2"
- * proxiedLocation("/login", route!, target); // "https://remote.example/login"
+ * proxiedLocation("/login", route!, target); // "https://upstream.example/login"
  * ```
  */
 export function proxiedLocation(

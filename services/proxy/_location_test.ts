@@ -3,9 +3,9 @@ import { proxiedLocation } from "./_location.ts";
 import { parseRoutes } from "./routes.ts";
 
 const [api, root] = parseRoutes(
-  "api=https://remote.example/base,root=http://local.example:8080",
+  "api=https://upstream.example/base,root=http://local.example:8080",
 );
-const TARGET = "https://remote.example/base/a/b?q=1";
+const TARGET = "https://upstream.example/base/a/b?q=1";
 
 Deno.test("proxiedLocation() maps a URL within the base onto the proxy's path", () => {
   const cases: [string, string][] = [
@@ -18,9 +18,9 @@ Deno.test("proxiedLocation() maps a URL within the base onto the proxy's path", 
     ["/base/k?", "/api/k"],
     ["/base/k#", "/api/k"],
     ["/base/", "/api/"],
-    ["https://remote.example/base/target", "/api/target"],
-    ["https://REMOTE.example:443/base/target", "/api/target"],
-    ["//remote.example/base/target", "/api/target"],
+    ["https://upstream.example/base/target", "/api/target"],
+    ["https://UPSTREAM.example:443/base/target", "/api/target"],
+    ["//upstream.example/base/target", "/api/target"],
   ];
   for (const [value, expected] of cases) {
     assert.equal(proxiedLocation(value, api!, TARGET), expected, value);
@@ -41,9 +41,9 @@ Deno.test("proxiedLocation() maps any path of a base at the root", () => {
 
 Deno.test("proxiedLocation() makes a relative URL outside the base absolute", () => {
   const cases: [string, string][] = [
-    ["/login", "https://remote.example/login"],
-    ["/basement/x", "https://remote.example/basement/x"],
-    ["../../x", "https://remote.example/x"],
+    ["/login", "https://upstream.example/login"],
+    ["/basement/x", "https://upstream.example/basement/x"],
+    ["../../x", "https://upstream.example/x"],
     ["//elsewhere.example/base", "https://elsewhere.example/base"],
   ];
   for (const [value, expected] of cases) {
@@ -54,7 +54,7 @@ Deno.test("proxiedLocation() makes a relative URL outside the base absolute", ()
 Deno.test("proxiedLocation() never gives a path the proxy would not send there", () => {
   const [slashed] = parseRoutes("api=http://h.example/base/");
   const target = "http://h.example/base/x";
-  // The proxy sends /api to /base/: a remote dropping the slash would loop.
+  // The proxy sends /api to /base/: an upstream dropping the slash would loop.
   assert.equal(
     proxiedLocation("/base", slashed!, target),
     "http://h.example/base",
@@ -73,10 +73,10 @@ Deno.test("proxiedLocation() never gives a path the proxy would not send there",
 Deno.test("proxiedLocation() leaves an absolute URL outside the base as it is", () => {
   for (
     const value of [
-      "http://remote.example/base/target",
-      "https://remote.example:8443/base/target",
+      "http://upstream.example/base/target",
+      "https://upstream.example:8443/base/target",
       "https://elsewhere.example/base/target",
-      "mailto:someone@remote.example",
+      "mailto:someone@upstream.example",
       "http://[not a host/",
     ]
   ) {

@@ -58,17 +58,17 @@ Deno.test("createResponseStore() invalidates every variant of a primary key", ()
 
 Deno.test("createResponseStore() counts each entry's key and headers too, so empty bodies cannot pile up", () => {
   const store = createResponseStore(10_000);
-  // Clients choose the URL: an upstream answering empty bodies to every query must
+  // Clients choose the URL: an upstream returning empty bodies to every query must
   // not make the store grow without bound (here: 1 MiB, the least bound, of keys,
   // headers and 256 bytes per entry).
   for (let i = 0; i < 10_000; i++) {
     store.put({
-      ...entry(`api http://remote.example/x?n=${i}`, 0),
+      ...entry(`api http://upstream.example/x?n=${i}`, 0),
       headers: [["content-type", "application/json"]],
     });
   }
   assert.ok(store.size < 5_000, String(store.size));
   assert.ok(store.overheadBytes <= 1024 * 1024, String(store.overheadBytes));
-  assert.ok(store.get("api http://remote.example/x?n=9999", 0));
-  assert.equal(store.get("api http://remote.example/x?n=0", 0), undefined);
+  assert.ok(store.get("api http://upstream.example/x?n=9999", 0));
+  assert.equal(store.get("api http://upstream.example/x?n=0", 0), undefined);
 });

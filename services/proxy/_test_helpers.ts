@@ -8,7 +8,7 @@
 import { type RunningServer, serveApp } from "../../lib/serve.ts";
 import { createProxyApp, type ProxyAppOptions } from "./app.ts";
 
-/** What the echo upstream answers: the request as it arrived. */
+/** What the echo upstream returns: the request as it arrived. */
 export interface Echo {
   method: string;
   path: string;
@@ -28,7 +28,7 @@ export interface EchoUpstream {
 }
 
 /**
- * Starts an upstream answering 200 with an {@linkcode Echo} of each request (and a
+ * Starts an upstream returning 200 with an {@linkcode Echo} of each request (and a
  * `Set-Cookie` when the path ends in `/cookie`).
  */
 export function startEchoUpstream(): EchoUpstream {
@@ -49,7 +49,7 @@ export function startEchoUpstream(): EchoUpstream {
       const headers = new Headers({ "x-upstream": "echo" });
       // Cookies, which the proxy must keep off its own host.
       if (echo.path.endsWith("/cookie")) {
-        headers.append("set-cookie", "remote=1; Path=/");
+        headers.append("set-cookie", "upstream=1; Path=/");
       }
       return Response.json(echo, { headers });
     },
@@ -61,7 +61,7 @@ export function startEchoUpstream(): EchoUpstream {
   };
 }
 
-/** A raw HTTP answer. */
+/** A raw HTTP response. */
 export interface RawResponse {
   /** Status code of the status line. */
   status: number;
@@ -73,7 +73,7 @@ export interface RawResponse {
 
 /**
  * Sends `GET {target} HTTP/1.1` (or the given method) exactly as written over a new
- * TCP connection to 127.0.0.1:`port`, and reads the answer until the server closes.
+ * TCP connection to 127.0.0.1:`port`, and reads the response until the server closes.
  */
 export async function rawRequest(
   port: number,

@@ -128,13 +128,13 @@ export interface ProxyRateLimits extends
 }
 
 /**
- * Returns the proxy app. `GET /healthz` answers `{"status":"ok"}` unless a route is
- * named `healthz` (the route wins). OPTIONS answers a CORS preflight (204); methods
+ * Returns the proxy app. `GET /healthz` returns `{"status":"ok"}` unless a route is
+ * named `healthz` (the route wins). OPTIONS responds to a CORS preflight (204); methods
  * other than GET, POST, PUT, DELETE get 405 and unmatched paths 404, both with an empty
  * body; a path that would leave its base URL gets 400 without any upstream request, and a
  * request that came round a loop of routes back to this proxy (its `Via` names it)
  * gets 508, and a GET with a body (which Deno does not hand over) gets 400. Every
- * answer carries `Access-Control-Allow-Origin`; with a list of origins, a request
+ * response carries `Access-Control-Allow-Origin`; with a list of origins, a request
  * from an unlisted one gets 403 (without it) and no upstream request.
  *
  * @example

@@ -8,13 +8,13 @@ import { parseRoutes } from "./routes.ts";
 /** An app whose upstream requests are recorded and returned by `respond`. */
 function setup(
   respond: (request: Request) => Response | Promise<Response> = () =>
-    new Response("remote"),
+    new Response("upstream"),
   options: Partial<ProxyAppOptions> = {},
 ) {
   const calls: Request[] = [];
   const log = createMemoryLog();
   const app = createProxyApp({
-    routes: parseRoutes("api=https://remote.example/base"),
+    routes: parseRoutes("api=https://upstream.example/base"),
     log,
     fetch: (input, init) => {
       const request = new Request(input, init);
@@ -31,7 +31,7 @@ Deno.test("createProxyApp() relays the method, path, query and headers", async (
     new Response("hi", {
       status: 201,
       headers: {
-        "x-remote": "1",
+        "x-upstream": "1",
         "connection": "keep-alive, x-private",
         "x-private": "hop",
         "keep-alive": "timeout=5",
@@ -50,23 +50,23 @@ Deno.test("createProxyApp() relays the method, path, query and headers", async (
   });
   assert.equal(response.status, 201);
   assert.equal(await response.text(), "hi");
-  assert.equal(response.headers.get("x-remote"), "1");
+  assert.equal(response.headers.get("x-upstream"), "1");
   assert.equal(response.headers.get("x-private"), null);
   assert.equal(response.headers.get("keep-alive"), null);
   assert.equal(response.headers.get("access-control-allow-origin"), "*");
   assert.equal(response.headers.get("access-control-expose-headers"), "*");
   const [call] = calls;
   assert.equal(call?.method, "PUT");
-  assert.equal(call?.url, "https://remote.example/base/a/b?c=1");
+  assert.equal(call?.url, "https://upstream.example/base/a/b?c=1");
   assert.equal(call?.headers.get("x-custom"), "yes");
   assert.equal(call?.headers.get("x-drop"), null);
   assert.equal(call?.headers.get("authorization"), null);
   assert.equal(await call?.text(), "payload");
 });
 
-Deno.test("createProxyApp() makes no remote call for refused requests", async (t) => {
+Deno.test("createProxyApp() makes no upstream request for refused requests", async (t) => {
   const { app, calls } = setup();
-  await t.step("OPTIONS answers a preflight", async () => {
+  await t.step("OPTIONS responds to a preflight", async () => {
     const response = await app.request("/api/x", {
       method: "OPTIONS",
       headers: { "access-control-request-headers": "x-a, content-type" },
@@ -110,18 +110,18 @@ Deno.test("createProxyApp() makes no remote call for refused requests", async (t
   assert.equal(calls.length, 0);
 });
 
-Deno.test("createProxyApp() answers /healthz unless a route has that name", async () => {
+Deno.test("createProxyApp() responds to /healthz unless a route has that name", async () => {
   const own = setup();
   const response = await own.app.request("/healthz");
   assert.deepEqual(await response.json(), { status: "ok" });
   assert.equal(response.headers.get("access-control-allow-origin"), "*");
   assert.equal(own.calls.length, 0);
 
-  const shadowed = setup(() => new Response("remote health"), {
+  const shadowed = setup(() => new Response("upstream health"), {
     routes: parseRoutes("healthz=http://h.example/status"),
   });
   const relayed = await shadowed.app.request("/healthz");
-  assert.equal(await relayed.text(), "remote health");
+  assert.equal(await relayed.text(), "upstream health");
   assert.equal(shadowed.calls[0]?.url, "http://h.example/status");
 });
 
@@ -147,7 +147,7 @@ Deno.test("createProxyApp() sets the configured allowed origin", async () => {
   );
 });
 
-Deno.test("createProxyApp() with a list of origins echoes a listed one and refuses others without a remote call", async () => {
+Deno.test("createProxyApp() with a list of origins echoes a listed one and refuses others without an upstream request", async () => {
   const { app, calls } = setup(() => new Response("x"), {
     allowOrigin: ["https://a.example", "https://b.example"],
   });
@@ -212,7 +212,7 @@ Deno.test("createProxyApp() adds a route's parameters and headers, on that route
       }),
     {
       routes: parseRoutes(
-        "api=https://remote.example/base,free=https://remote.example/base",
+        "api=https://upstream.example/base,free=https://upstream.example/base",
       ),
       additions: new Map([["api", {
         query: [["key", "sekret-123"]],
@@ -226,11 +226,11 @@ Deno.test("createProxyApp() adds a route's parameters and headers, on that route
   assert.equal(response.headers.get("location"), "/api/y?q=1");
   assert.equal(
     calls[0]?.url,
-    "https://remote.example/base/x?q=1&key=sekret-123",
+    "https://upstream.example/base/x?q=1&key=sekret-123",
   );
   assert.equal(calls[0]?.headers.get("x-key"), "hdr-sekret-456");
   await app.request("/free/x?key=mine", { headers: { "x-key": "mine" } });
-  assert.equal(calls[1]?.url, "https://remote.example/base/x?key=mine");
+  assert.equal(calls[1]?.url, "https://upstream.example/base/x?key=mine");
   assert.equal(calls[1]?.headers.get("x-key"), "mine");
   assert.ok(
     log.entries.every(({ message }) => !message.includes("sekret")),
@@ -238,8 +238,8 @@ Deno.test("createProxyApp() adds a route's parameters and headers, on that route
   );
 });
 
-Deno.test("createProxyApp() maps remote failures to 502 and 504", async (t) => {
-  await t.step("502 when the remote call fails", async () => {
+Deno.test("createProxyApp() maps upstream failures to 502 and 504", async (t) => {
+  await t.step("502 when the upstream request fails", async () => {
     const { app, log } = setup(() => {
       throw new TypeError("connection refused");
     });
@@ -248,7 +248,7 @@ Deno.test("createProxyApp() maps remote failures to 502 and 504", async (t) => {
     // fetch's TypeError does not say whether the upstream was reached.
     assert.deepEqual(await response.json(), {
       message:
-        'Remote of route "api" is unreachable or answered with an invalid HTTP response',
+        'Upstream of route "api" is unreachable or sent an invalid HTTP response',
     });
     assert.match(log.at("WARNING")[0] ?? "", /connection refused/);
   });
@@ -264,45 +264,48 @@ Deno.test("createProxyApp() maps remote failures to 502 and 504", async (t) => {
       assert.equal(response.status, 502);
       assert.equal(
         log.at("WARNING")[0],
-        'Remote of route "api" is unreachable or answered with an invalid HTTP response: error sending request for url (https://remote.example/base/x?…): connection refused',
+        'Upstream of route "api" is unreachable or sent an invalid HTTP response: error sending request for url (https://upstream.example/base/x?…): connection refused',
       );
     },
   );
   await t.step(
-    "502 that names an invalid answer, not a network problem",
+    "502 that names an invalid response, not a network problem",
     async () => {
       const { app, log } = setup(() => {
         throw new InvalidResponseError(
-          "Invalid header line from the remote: no colon",
+          "Invalid header line from the upstream: no colon",
         );
       });
       const response = await app.request("/api/x");
       assert.equal(response.status, 502);
       assert.deepEqual(await response.json(), {
-        message: 'Remote of route "api" answered with an invalid HTTP response',
+        message: 'Upstream of route "api" sent an invalid HTTP response',
       });
       assert.deepEqual(log.at("WARNING"), [
-        'Remote of route "api" answered with an invalid HTTP response: Invalid header line from the remote: no colon',
+        'Upstream of route "api" sent an invalid HTTP response: Invalid header line from the upstream: no colon',
       ]);
     },
   );
-  await t.step("504 when the remote is slower than the time-out", async () => {
-    const { app } = setup(
-      (request) =>
-        new Promise((_, reject) =>
-          request.signal.addEventListener(
-            "abort",
-            () => reject(request.signal.reason),
-          )
-        ),
-      { timeoutMs: 50 },
-    );
-    const response = await app.request("/api/x");
-    assert.equal(response.status, 504);
-    assert.deepEqual(await response.json(), {
-      message: 'Remote of route "api" did not answer within 50 ms',
-    });
-  });
+  await t.step(
+    "504 when the upstream is slower than the time-out",
+    async () => {
+      const { app } = setup(
+        (request) =>
+          new Promise((_, reject) =>
+            request.signal.addEventListener(
+              "abort",
+              () => reject(request.signal.reason),
+            )
+          ),
+        { timeoutMs: 50 },
+      );
+      const response = await app.request("/api/x");
+      assert.equal(response.status, 504);
+      assert.deepEqual(await response.json(), {
+        message: 'Upstream of route "api" did not respond within 50 ms',
+      });
+    },
+  );
 });
 
 Deno.test("createProxyApp() drops a coding fetch already decoded", async () => {
@@ -368,10 +371,10 @@ Deno.test("createProxyApp() relays a POST that declares no body without one", as
   assert.equal(calls[0]?.headers.get("transfer-encoding"), null);
 });
 
-Deno.test("createProxyApp() keeps cookies between the caller and the proxy's host", async () => {
+Deno.test("createProxyApp() keeps cookies between the client and the proxy's host", async () => {
   const { app, calls } = setup(() =>
     new Response("ok", {
-      headers: [["set-cookie", "remote=1; Path=/"], ["set-cookie2", "old=1"]],
+      headers: [["set-cookie", "upstream=1; Path=/"], ["set-cookie2", "old=1"]],
     })
   );
   const response = await app.request("/api/x", {
@@ -388,7 +391,7 @@ Deno.test("createProxyApp() points a redirect within the route's base at the pro
   const cases: [string, string, string][] = [
     ["a relative path", "/base/target?page=2#top", "/api/target?page=2#top"],
     ["a relative reference", "c", "/api/a/c"],
-    ["an absolute URL", "https://remote.example/base/t", "/api/t"],
+    ["an absolute URL", "https://upstream.example/base/t", "/api/t"],
     [
       "another origin",
       "https://other.example/base/t",
@@ -397,7 +400,7 @@ Deno.test("createProxyApp() points a redirect within the route's base at the pro
     [
       "a path outside the base, made absolute",
       "/login",
-      "https://remote.example/login",
+      "https://upstream.example/login",
     ],
   ];
   for (const [name, location, expected] of cases) {
@@ -422,7 +425,7 @@ Deno.test("createProxyApp() with a cache serves a repeated GET from memory and s
   });
   for (let i = 0; i < 3; i++) {
     const response = await app.request("/api/x?q=1");
-    assert.equal(await response.text(), "https://remote.example/base/x?q=1");
+    assert.equal(await response.text(), "https://upstream.example/base/x?q=1");
     assert.equal(response.headers.get("x-cache"), i === 0 ? "MISS" : "HIT");
     const hostile = await app.request("/api/a%2f..%2fsecret");
     assert.equal(hostile.status, 400);
@@ -450,7 +453,7 @@ Deno.test("createProxyApp() counts upstream requests, cache hits and refused ori
   let fail = false;
   const { app } = setup(() => {
     if (fail) throw new TypeError("connection refused");
-    return new Response("remote", {
+    return new Response("upstream", {
       headers: { "cache-control": "max-age=60" },
     });
   }, {

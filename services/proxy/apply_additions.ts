@@ -2,7 +2,7 @@
  * Puts a route's additions on its upstream requests (parameters into the query, headers
  * into the request, the client's of the same name replaced) and keeps the added
  * values out of what goes back: `Location` and `Content-Location` lose the added
- * parameters, other answer headers and log lines have the values blanked.
+ * parameters, other response headers and log lines have the values blanked.
  *
  * @module
  */
@@ -14,12 +14,12 @@ import type { AdditionsByRoute, RouteAdditions } from "./route_additions.ts";
 export const REDACTED = "REDACTED";
 
 /**
- * Shorter values are not blanked in answer headers and log lines: they would match
+ * Shorter values are not blanked in response headers and log lines: they would match
  * unrelated text (a `1` in every length); such a value is no secret anyway.
  */
 const MIN_SECRET_LENGTH = 4;
 
-/** Answer headers that frame the body: never rewritten. */
+/** Response headers that frame the body: never rewritten. */
 const FRAMING = new Set([
   "content-length",
   "transfer-encoding",

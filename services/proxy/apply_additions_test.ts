@@ -11,7 +11,7 @@ const WEATHER: RouteAdditions = {
 };
 const applier = createAdditionsApplier(new Map([["weather", WEATHER]]));
 
-Deno.test("target() replaces the caller's parameter of the same name and keeps the others raw", () => {
+Deno.test("target() replaces the client's parameter of the same name and keeps the others raw", () => {
   const url = applier.target(
     WEATHER,
     new URL(
@@ -36,10 +36,10 @@ Deno.test("relayed() knows only the routes with additions", () => {
   assert.equal(applier.relayed("other"), undefined);
 });
 
-Deno.test("relayed().request() sets the headers, replacing the caller's", () => {
+Deno.test("relayed().request() sets the headers, replacing the client's", () => {
   const sent = relayed.request([
     ["accept", "text/plain"],
-    ["x-api-key", "callers"],
+    ["x-api-key", "clients"],
     ["via", "1.1 homewire-proxy-1"],
   ]);
   assert.deepEqual(sent, [
@@ -113,7 +113,7 @@ Deno.test("log() blanks every form of every added value", () => {
 });
 
 Deno.test("relayed().response() and log() blank a value percent-encoded in lower-case hex too", () => {
-  // RFC 3986 2.1: %2b and %2B are the same octet; a remote may echo either.
+  // RFC 3986 2.1: %2b and %2B are the same octet; an upstream may echo either.
   const lower = "k3y%2bwith%2fodd+chars";
   assert.deepEqual(
     relayed.response([

@@ -80,7 +80,7 @@ Deno.test("exposeAlso() adds names to a listed value only, in Headers or pairs",
   assert.deepEqual(pairs, [["access-control-expose-headers", "etag, age"]]);
 });
 
-Deno.test("preflight() answers 204 with the methods and the asked headers", () => {
+Deno.test("preflight() returns 204 with the methods and the asked headers", () => {
   const asked = preflight(
     new Request("http://proxy/api/x", {
       method: "OPTIONS",

@@ -1,6 +1,6 @@
 /**
- * The `proxy` role: maps a first path segment to a remote base URL and relays the
- * request there, with CORS headers, so a browser page can reach remote servers.
+ * The `proxy` role: maps a first path segment to an upstream base URL and relays the
+ * request there, with CORS headers, so a browser page can reach upstream servers.
  *
  * Layout: a role's folder imports `lib/`, `drivers/` and itself, never another role
  * (`tests/layout_test.ts` checks it).
@@ -47,23 +47,23 @@ export const proxyRole = defineRole({
     }),
     PROXY_ALLOW_ORIGIN: allowOrigin({
       description:
-        "* (any page), or the origins whose pages may read the answers, comma-separated (https://app.example.com,http://127.0.0.1:5173); others get 403. No authentication",
+        "* (any page), or the origins whose pages may read the responses, comma-separated (https://app.example.com,http://127.0.0.1:5173); others get 403. No authentication",
       default: "*",
     }),
     PROXY_TIMEOUT_MS: durationMs({
       description:
-        "Longest wait for a remote's answer before 504, and longest silence mid-answer",
+        "Longest wait for an upstream's response before 504, and longest silence mid-response",
       default: 30_000,
       min: 1,
     }),
     PROXY_CACHE_MS: durationMs({
       description:
-        "How long 200 answers to GET are kept in memory and served again (the remote's Cache-Control may shorten it); 0: no cache",
+        "How long 200 responses to GET are kept in memory and served again (the upstream's Cache-Control may shorten it); 0: no cache",
       default: 0,
     }),
     PROXY_CACHE_MAX_BYTES: integer({
       description:
-        "Bound on the bytes of the cached bodies, least recently used out first; an answer over a sixteenth of it is not cached",
+        "Bound on the bytes of the cached bodies, least recently used out first; a response over a sixteenth of it is not cached",
       default: 16 * 1024 * 1024,
       min: 16,
     }),
@@ -98,13 +98,13 @@ export const proxyRole = defineRole({
     }),
     PROXY_MAX_RESPONSE_BYTES: integer({
       description:
-        "Bound on the bytes a remote's gzip, deflate or br body decodes to (a decompression bomb: 841 bytes of br can decode to 1 GiB); past it, 502 when found within the first MiB, else the answer is cut short",
+        "Bound on the bytes an upstream's gzip, deflate or br body decodes to (a decompression bomb: 841 bytes of br can decode to 1 GiB); past it, 502 when found within the first MiB, else the response is cut short",
       default: 256 * 1024 * 1024,
       min: 1,
     }),
     PROXY_PRIVATE_HEADERS: privateHeaders({
       description:
-        "Request headers that make an answer one caller's own, besides Authorization and Cookie: answers to requests carrying one (or Cookie) are neither cached nor served from the cache, and callers whose values differ (Authorization and Cookie too) never share a connection to a remote",
+        "Request headers that make a response one client's own, besides Authorization and Cookie: responses to requests carrying one (or Cookie) are neither cached nor served from the cache, and clients whose values differ (Authorization and Cookie too) never share a connection to an upstream",
     }),
     ...listenSettings("PROXY", 8002),
     // Upstream requests go out through the outbound proxy.
@@ -112,9 +112,9 @@ export const proxyRole = defineRole({
   },
   patterns: {
     "PROXY_ROUTE_<NAME>_QUERY":
-      "Form-encoded parameters added to every call of route NAME (upper case, - . ~ as _), replacing the caller's of that name: appid=KEY&units=metric. Never logged nor returned",
+      "Form-encoded parameters added to every call of route NAME (upper case, - . ~ as _), replacing the client's of that name: appid=KEY&units=metric. Never logged nor returned",
     "PROXY_ROUTE_<NAME>_HEADERS":
-      'JSON object of headers set on every call of route NAME, replacing the caller\'s: {"X-Api-Key":"KEY"}. Never logged nor returned',
+      'JSON object of headers set on every call of route NAME, replacing the client\'s: {"X-Api-Key":"KEY"}. Never logged nor returned',
     "PROXY_ROUTE_<NAME>_QUERY_FILE":
       "File holding the value of PROXY_ROUTE_<NAME>_QUERY (container secrets); not with it",
     "PROXY_ROUTE_<NAME>_HEADERS_FILE":
@@ -124,7 +124,7 @@ export const proxyRole = defineRole({
     "PROXY_UPSTREAM_RATE_LIMIT_<NAME>":
       "Requests all clients together may make to route NAME's upstream per window (its quota): 1000/1d; cached responses do not count",
     "PROXY_ROUTE_<NAME>_KEEPALIVE":
-      "false: every call of route NAME goes on a new connection, closed after its answer (for a remote that cannot be trusted to frame its answers). Default true",
+      "false: every call of route NAME goes on a new connection, closed after its response (for an upstream that cannot be trusted to frame its responses). Default true",
   },
   check(settings, _failed, env) {
     if (settings.PROXY_ROUTES === undefined) return [];

@@ -13,7 +13,7 @@ import { fallbackOrigin, setAllowOrigin } from "./cors.ts";
 /** The origin rule of the proxy. */
 export interface OriginPolicy {
   /**
-   * `Access-Control-Allow-Origin` of answers not tied to a client's origin (and the
+   * `Access-Control-Allow-Origin` of responses not tied to a client's origin (and the
    * relay's until {@linkcode apply} sets the client's): `*`, or the first listed
    * origin.
    */

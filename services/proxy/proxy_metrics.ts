@@ -9,7 +9,7 @@ import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
 /**
  * How an upstream request ended: the status class of the upstream's response, or
  * `timeout` (504), `error` (502: unreachable, not valid HTTP), `client_timeout` (408)
- * or `client_gone` (400), which the proxy answered itself.
+ * or `client_gone` (400), which the proxy returned itself.
  */
 export type UpstreamOutcome =
   | "1xx"
@@ -73,7 +73,7 @@ export function proxyMetrics(registry: MetricsRegistry): ProxyMetrics {
   const hits = registry.counter<"route">({
     name: "homewire_proxy_cache_hits_total",
     help:
-      "GET requests answered from the response cache (PROXY_CACHE_MS), by route",
+      "GET requests served from the response cache (PROXY_CACHE_MS), by route",
     labels: ["route"],
   });
   const misses = registry.counter<"route">({
@@ -83,7 +83,7 @@ export function proxyMetrics(registry: MetricsRegistry): ProxyMetrics {
   });
   const served = registry.counter<"route">({
     name: "homewire_proxy_cache_served_bytes_total",
-    help: "Body bytes answered from the response cache, by route",
+    help: "Body bytes served from the response cache, by route",
     labels: ["route"],
   });
   const held = registry.gauge({

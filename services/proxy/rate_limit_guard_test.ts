@@ -11,7 +11,9 @@ function setup(options: Partial<ProxyAppOptions> = {}) {
   const clock = { time: 1_000_000 };
   const log = createMemoryLog();
   const app = createProxyApp({
-    routes: parseRoutes("api=https://remote.example,free=https://free.example"),
+    routes: parseRoutes(
+      "api=https://upstream.example,free=https://free.example",
+    ),
     log,
     fetch: () => {
       calls++;
@@ -180,7 +182,7 @@ Deno.test("rate limits: by origin, as cors-anywhere counts", async () => {
 Deno.test("require header and removed headers", async () => {
   const seen: Headers[] = [];
   const app = createProxyApp({
-    routes: parseRoutes("api=https://remote.example"),
+    routes: parseRoutes("api=https://upstream.example"),
     log: createMemoryLog(),
     fetch: (input, init) => {
       seen.push(new Request(input, init).headers);

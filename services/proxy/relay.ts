@@ -144,10 +144,10 @@ export function createRelay(options: RelayOptions): Relay {
     });
 
   const clientTimeoutMs = options.clientTimeoutMs ?? 10 * timeoutMs;
-  const timedOut = new Error(`No answer within ${timeoutMs} ms`);
-  const clientGone = new Error("The caller went away during the upload");
+  const timedOut = new Error(`No response within ${timeoutMs} ms`);
+  const clientGone = new Error("The client went away during the upload");
   const clientStalled = new Error(
-    `The caller sent or read nothing for ${clientTimeoutMs} ms`,
+    `The client sent or read nothing for ${clientTimeoutMs} ms`,
   );
   const deadlines = createDeadlines(timeoutMs);
   const removed = notForwarded(options.removeHeaders);
@@ -170,13 +170,13 @@ export function createRelay(options: RelayOptions): Relay {
       if (turn === "client") {
         // A WARNING: when the response is cut, Deno prints the stream's error after it.
         log.warn(
-          `Caller of route "${route.name}" sent or read nothing for ${clientTimeoutMs} ms: call ended`,
+          `Client of route "${route.name}" sent or read nothing for ${clientTimeoutMs} ms: call ended`,
         );
         return controller.abort(clientStalled);
       }
       if (phase === "body") {
         log.warn(
-          `Remote of route "${route.name}" sent nothing for ${timeoutMs} ms in the middle of its answer: cut short`,
+          `Upstream of route "${route.name}" sent nothing for ${timeoutMs} ms in the middle of its response: cut short`,
         );
       }
       controller.abort(timedOut);
@@ -208,9 +208,9 @@ export function createRelay(options: RelayOptions): Relay {
             ? `sent an invalid HTTP response body (${
               readingAhead ? "502" : "cut short"
             })`
-            : "broke off its answer";
+            : "broke off its response";
           log.warn(
-            `Remote of route "${route.name}" ${what}: ${errorText(error)}`,
+            `Upstream of route "${route.name}" ${what}: ${errorText(error)}`,
           );
         }
       }
@@ -257,19 +257,19 @@ export function createRelay(options: RelayOptions): Relay {
       }
       if (controller.signal.reason === clientGone) {
         log.debug(
-          `Caller of route "${route.name}" went away during its upload: remote call ended`,
+          `Client of route "${route.name}" went away during its upload: upstream request ended`,
         );
         ended("client_gone");
         return fail(400, clientGone.message, additions);
       }
       if (controller.signal.reason === timedOut) {
         log.warn(
-          `Remote of route "${route.name}" did not answer within ${timeoutMs} ms`,
+          `Upstream of route "${route.name}" did not respond within ${timeoutMs} ms`,
         );
         ended("timeout");
         return fail(
           504,
-          `Remote of route "${route.name}" did not answer within ${timeoutMs} ms`,
+          `Upstream of route "${route.name}" did not respond within ${timeoutMs} ms`,
           additions,
         );
       }
@@ -280,11 +280,11 @@ export function createRelay(options: RelayOptions): Relay {
         .replaceAll(href, `${href.slice(0, query)}?…`);
       // Also a 502, but not always a network problem: say what is known.
       const what = upstreamFailureText(error);
-      log.warn(`Remote of route "${route.name}" ${what}: ${reason}`);
+      log.warn(`Upstream of route "${route.name}" ${what}: ${reason}`);
       ended("error");
       return fail(
         502,
-        `Remote of route "${route.name}" ${what}`,
+        `Upstream of route "${route.name}" ${what}`,
         additions,
       );
     }
@@ -322,13 +322,13 @@ export function createRelay(options: RelayOptions): Relay {
           if (controller.signal.reason === timedOut) {
             return fail(
               504,
-              `Remote of route "${route.name}" did not answer within ${timeoutMs} ms`,
+              `Upstream of route "${route.name}" did not respond within ${timeoutMs} ms`,
               additions,
             );
           }
           return fail(
             502,
-            `Remote of route "${route.name}" ${upstreamFailureText(error)}`,
+            `Upstream of route "${route.name}" ${upstreamFailureText(error)}`,
             additions,
           );
         }

@@ -1,5 +1,5 @@
 /**
- * Maps a request URL onto a registered remote base URL, refusing anything that could
+ * Maps a request URL onto a registered upstream base URL, refusing anything that could
  * leave the registered origin and path prefix.
  *
  * @module

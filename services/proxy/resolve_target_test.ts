@@ -3,7 +3,7 @@ import { resolveTarget } from "./resolve_target.ts";
 import { parseRoutes } from "./routes.ts";
 
 const routes = parseRoutes(
-  "api=https://remote.example/base,apix=http://other.example:8080/x/,root=http://root.example",
+  "api=https://upstream.example/base,apix=http://other.example:8080/x/,root=http://root.example",
 );
 const host = "http://proxy.local:8002";
 
@@ -14,25 +14,25 @@ function targetOf(path: string): string | undefined {
 
 Deno.test("resolveTarget() joins base URL, rest of path and query", async (t) => {
   const cases: [string, string][] = [
-    ["/api/users", "https://remote.example/base/users"],
+    ["/api/users", "https://upstream.example/base/users"],
     [
       "/api/users/7?x=1&y=%2F..",
-      "https://remote.example/base/users/7?x=1&y=%2F..",
+      "https://upstream.example/base/users/7?x=1&y=%2F..",
     ],
-    ["/api", "https://remote.example/base"],
-    ["/api/", "https://remote.example/base/"],
-    ["/api?q=1", "https://remote.example/base?q=1"],
-    ["/api/a/api/b", "https://remote.example/base/a/api/b"],
-    ["/api/.well-known/x", "https://remote.example/base/.well-known/x"],
-    ["/api/...", "https://remote.example/base/..."],
-    ["/api/a%20b/%C3%A9", "https://remote.example/base/a%20b/%C3%A9"],
-    ["/api/caf%E9", "https://remote.example/base/caf%E9"],
-    ["/api/%E0%A4%85", "https://remote.example/base/%E0%A4%85"],
+    ["/api", "https://upstream.example/base"],
+    ["/api/", "https://upstream.example/base/"],
+    ["/api?q=1", "https://upstream.example/base?q=1"],
+    ["/api/a/api/b", "https://upstream.example/base/a/api/b"],
+    ["/api/.well-known/x", "https://upstream.example/base/.well-known/x"],
+    ["/api/...", "https://upstream.example/base/..."],
+    ["/api/a%20b/%C3%A9", "https://upstream.example/base/a%20b/%C3%A9"],
+    ["/api/caf%E9", "https://upstream.example/base/caf%E9"],
+    ["/api/%E0%A4%85", "https://upstream.example/base/%E0%A4%85"],
     [
       "/api/q?email=a@b.example&p=../x",
-      "https://remote.example/base/q?email=a@b.example&p=../x",
+      "https://upstream.example/base/q?email=a@b.example&p=../x",
     ],
-    ["/api/x#fragment", "https://remote.example/base/x"],
+    ["/api/x#fragment", "https://upstream.example/base/x"],
     ["/apix/y", "http://other.example:8080/x/y"],
     ["/apix", "http://other.example:8080/x/"],
     ["/apix?q=1", "http://other.example:8080/x/?q=1"],
@@ -56,13 +56,13 @@ Deno.test("resolveTarget() uses only the path of an absolute-form URL", () => {
   const origin = resolveTarget(routes, "/api/a?b");
   assert.equal(
     origin.kind === "target" && origin.url,
-    "https://remote.example/base/a?b",
+    "https://upstream.example/base/a?b",
   );
   // An absolute-form request line names another host: only its path counts.
   const absolute = resolveTarget(routes, "http://evil.example/api/a");
   assert.equal(
     absolute.kind === "target" && absolute.url,
-    "https://remote.example/base/a",
+    "https://upstream.example/base/a",
   );
   const bare = resolveTarget(routes, "http://evil.example");
   assert.deepEqual(bare, { kind: "unmatched" });

@@ -2,9 +2,11 @@ import assert from "node:assert/strict";
 import { createResponseCache, type RouteUpstream } from "./response_cache.ts";
 import { parseRoutes } from "./routes.ts";
 
-const [API, OTHER] = parseRoutes("api=http://remote/v1,other=http://remote/v1");
+const [API, OTHER] = parseRoutes(
+  "api=http://upstream/v1,other=http://upstream/v1",
+);
 
-/** An upstream request counting its calls; `answer` builds each answer. */
+/** An upstream request counting its calls; `response` builds each response. */
 function upstream(
   respond: (request: Request, n: number) => Response | Promise<Response> = (
     _r,
@@ -26,7 +28,7 @@ function clock() {
 
 const get = (headers: Record<string, string> = {}) =>
   new Request("http://localhost/api/x", { headers });
-const target = (path = "/v1/x") => new URL(`http://remote${path}`);
+const target = (path = "/v1/x") => new URL(`http://upstream${path}`);
 
 async function read(response: Response) {
   return {
@@ -36,7 +38,7 @@ async function read(response: Response) {
   };
 }
 
-Deno.test("createResponseCache() serves a stored answer until it expires, with Age and X-Cache", async () => {
+Deno.test("createResponseCache() serves a stored response until it expires, with Age and X-Cache", async () => {
   const { call, calls } = upstream();
   const time = clock();
   const cached = createResponseCache(call, {
@@ -45,19 +47,19 @@ Deno.test("createResponseCache() serves a stored answer until it expires, with A
     now: time.now,
   });
   assert.deepEqual(await read(await cached(get(), API!, target())), {
-    body: "answer 1",
+    body: "response 1",
     cache: "MISS",
     age: "0",
   });
   time.advance(3_500);
   assert.deepEqual(await read(await cached(get(), API!, target())), {
-    body: "answer 1",
+    body: "response 1",
     cache: "HIT",
     age: "3",
   });
   time.advance(6_500);
   assert.deepEqual(await read(await cached(get(), API!, target())), {
-    body: "answer 2",
+    body: "response 2",
     cache: "MISS",
     age: "0",
   });
@@ -75,11 +77,11 @@ Deno.test("createResponseCache() keys by target URL and route, never across rout
   const other = await read(await cached(get(), OTHER!, target("/v1/x?a=1")));
   assert.equal(other.cache, "MISS");
   const again = await read(await cached(get(), API!, target("/v1/x?a=1")));
-  assert.deepEqual([again.cache, again.body], ["HIT", "answer 1"]);
+  assert.deepEqual([again.cache, again.body], ["HIT", "response 1"]);
   assert.equal(calls.length, 3);
 });
 
-Deno.test("createResponseCache() follows the remote's Cache-Control and Age", async (t) => {
+Deno.test("createResponseCache() follows the upstream's Cache-Control and Age", async (t) => {
   const cases: [Record<string, string>, boolean, string][] = [
     [{ "cache-control": "no-store" }, false, "no-store"],
     [{ "cache-control": "private, max-age=60" }, false, "private"],
@@ -103,31 +105,34 @@ Deno.test("createResponseCache() follows the remote's Cache-Control and Age", as
       assert.equal(calls.length, stored ? 1 : 2);
     });
   }
-  await t.step("max-age shortens the time, less the remote's Age", async () => {
-    const time = clock();
-    const { call, calls } = upstream((_r, n) =>
-      new Response(`a${n}`, {
-        headers: { "cache-control": "max-age=5", age: "2" },
-      })
-    );
-    const cached = createResponseCache(call, {
-      ttlMs: 60_000,
-      maxBytes: 1 << 20,
-      now: time.now,
-    });
-    const first = await read(await cached(get(), API!, target()));
-    assert.deepEqual([first.cache, first.age], ["MISS", "2"]);
-    time.advance(2_000);
-    const hit = await read(await cached(get(), API!, target()));
-    assert.deepEqual([hit.cache, hit.age, hit.body], ["HIT", "4", "a1"]);
-    time.advance(1_000);
-    assert.equal(
-      (await read(await cached(get(), API!, target()))).cache,
-      "MISS",
-    );
-    assert.equal(calls.length, 2);
-  });
-  await t.step("only 200 answers to GET are stored", async () => {
+  await t.step(
+    "max-age shortens the time, less the upstream's Age",
+    async () => {
+      const time = clock();
+      const { call, calls } = upstream((_r, n) =>
+        new Response(`a${n}`, {
+          headers: { "cache-control": "max-age=5", age: "2" },
+        })
+      );
+      const cached = createResponseCache(call, {
+        ttlMs: 60_000,
+        maxBytes: 1 << 20,
+        now: time.now,
+      });
+      const first = await read(await cached(get(), API!, target()));
+      assert.deepEqual([first.cache, first.age], ["MISS", "2"]);
+      time.advance(2_000);
+      const hit = await read(await cached(get(), API!, target()));
+      assert.deepEqual([hit.cache, hit.age, hit.body], ["HIT", "4", "a1"]);
+      time.advance(1_000);
+      assert.equal(
+        (await read(await cached(get(), API!, target()))).cache,
+        "MISS",
+      );
+      assert.equal(calls.length, 2);
+    },
+  );
+  await t.step("only 200 responses to GET are stored", async () => {
     const { call, calls } = upstream((request) =>
       new Response("x", { status: request.method === "GET" ? 404 : 200 })
     );
@@ -152,7 +157,7 @@ Deno.test("createResponseCache() follows the remote's Cache-Control and Age", as
     assert.equal(calls.length, 4);
   });
   await t.step(
-    "a caller's own Authorization is not shared, unless public",
+    "a client's own Authorization is not shared, unless public",
     async () => {
       const { call, calls } = upstream();
       const cached = createResponseCache(call, {
@@ -184,7 +189,7 @@ Deno.test("createResponseCache() follows the remote's Cache-Control and Age", as
   );
 });
 
-Deno.test("createResponseCache() keys by the headers the answer varies on", async () => {
+Deno.test("createResponseCache() keys by the headers the response varies on", async () => {
   const { call, calls } = upstream((request, n) =>
     new Response(`${request.headers.get("accept-language")} ${n}`, {
       headers: { vary: "Accept-Language" },
@@ -226,13 +231,13 @@ Deno.test("createResponseCache() bounds its bytes and skips bodies over a sixtee
   await ask(100);
   assert.equal(await ask(100), "HIT");
   for (let i = 0; i < 16; i++) await ask(100, `n${i}`);
-  // 17 answers of 100 bytes were stored in 1600: the least recently used went.
+  // 17 responses of 100 bytes were stored in 1600: the least recently used went.
   assert.equal(await ask(100), "MISS");
   assert.equal(await ask(100, "n15"), "HIT");
   assert.equal(calls.length, 2 + 1 + 16 + 1);
 });
 
-Deno.test("createResponseCache() makes one remote call for 50 concurrent misses", async () => {
+Deno.test("createResponseCache() makes one upstream request for 50 concurrent misses", async () => {
   const gate = Promise.withResolvers<void>();
   const { call, calls } = upstream(async () => {
     await gate.promise;
@@ -256,7 +261,7 @@ Deno.test("createResponseCache() makes one remote call for 50 concurrent misses"
   );
 });
 
-Deno.test("createResponseCache() lets waiting misses call for themselves when the answer is not stored", async () => {
+Deno.test("createResponseCache() lets waiting misses call for themselves when the response is not stored", async () => {
   const gate = Promise.withResolvers<void>();
   const { call, calls } = upstream(async (_r, n) => {
     await gate.promise;
@@ -278,7 +283,7 @@ Deno.test("createResponseCache() lets waiting misses call for themselves when th
   assert.equal(new Set(bodies).size, 5);
 });
 
-Deno.test("createResponseCache() drops a target's answers after a POST there", async () => {
+Deno.test("createResponseCache() drops a target's responses after a POST there", async () => {
   const { call, calls } = upstream();
   const cached = createResponseCache(call, {
     ttlMs: 60_000,
@@ -297,7 +302,7 @@ Deno.test("createResponseCache() drops a target's answers after a POST there", a
   assert.equal(calls.length, 3);
 });
 
-Deno.test("createResponseCache() does not store an answer whose caller went away", async () => {
+Deno.test("createResponseCache() does not store a response whose client went away", async () => {
   const { call, calls } = upstream(() =>
     new Response(
       new ReadableStream({

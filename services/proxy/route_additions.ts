@@ -11,7 +11,7 @@ import { HOP_BY_HOP } from "./_headers.ts";
 import type { Env } from "../../lib/settings.ts";
 import type { ProxyRoute } from "./routes.ts";
 
-/** What the proxy adds to every remote call of one route. */
+/** What the proxy adds to every upstream request of one route. */
 export interface RouteAdditions {
   /** Query parameters, decoded names and values, in order. */
   readonly query: readonly (readonly [string, string])[];

@@ -1,18 +1,18 @@
 /**
- * Proxy registrations: `PROXY_ROUTES=name=https://remote/base,other=http://host:8080/api`
+ * Proxy registrations: `PROXY_ROUTES=name=https://upstream/base,other=http://host:8080/api`
  * parsed at the edge into a typed, frozen list.
  *
  * @module
  */
 import { custom, type Setting } from "../../lib/settings.ts";
 
-/** One registration: a first path segment and the remote base URL it maps to. */
+/** One registration: a first path segment and the upstream base URL it maps to. */
 export interface ProxyRoute {
   /** The whole first path segment that selects this registration. */
   readonly name: string;
-  /** The remote base URL as registered. */
+  /** The upstream base URL as registered. */
   readonly base: string;
-  /** Scheme, host and port of the base URL, e.g. `https://remote:8443`. */
+  /** Scheme, host and port of the base URL, e.g. `https://upstream:8443`. */
   readonly origin: string;
   /** Path of the base URL without its trailing slash (`""` for the root). */
   readonly prefix: string;

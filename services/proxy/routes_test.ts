@@ -4,13 +4,13 @@ import { parseRoutes, proxyRoutes } from "./routes.ts";
 
 Deno.test("parseRoutes() reads name=URL entries in order", () => {
   const routes = parseRoutes(
-    " api=https://remote.example/base/ , other=http://host:8080/api,root=http://h",
+    " api=https://upstream.example/base/ , other=http://host:8080/api,root=http://h",
   );
   assert.deepEqual(routes, [
     {
       name: "api",
-      base: "https://remote.example/base/",
-      origin: "https://remote.example",
+      base: "https://upstream.example/base/",
+      origin: "https://upstream.example",
       prefix: "/base",
     },
     {

@@ -74,7 +74,7 @@ export function createTableApp(options: TableAppOptions): Hono {
   app.get("/page.css", asset(PAGE_CSS, "text/css; charset=utf-8"));
   app.get("/favicon.ico", () => new Response(null, { status: 204 }));
 
-  /** The data API's table, or a 502 answer thrown with its message. */
+  /** The data API's table, or a 502 response thrown with its message. */
   async function load(c: Context): Promise<Table> {
     c.header("cache-control", "no-store");
     try {

@@ -55,7 +55,7 @@ Deno.test("createTableApp() serves a page script that is valid JavaScript fetchi
   assert.doesNotMatch(script, /innerHTML/);
 });
 
-Deno.test("createTableApp() answers GET /api/table with the table, fetched on every request", async () => {
+Deno.test("createTableApp() responds to GET /api/table with the table, fetched on every request", async () => {
   let calls = 0;
   const app = createTableApp({
     loadTable: () =>
@@ -73,13 +73,13 @@ Deno.test("createTableApp() answers GET /api/table with the table, fetched on ev
   assert.deepEqual(second.rows, [["call 2", null]]);
 });
 
-Deno.test("createTableApp() answers 502 with the message and a WARNING when the fetch fails", async () => {
+Deno.test("createTableApp() returns 502 with the message and a WARNING when the fetch fails", async () => {
   const log = createMemoryLog();
   const app = createTableApp({
     loadTable: () =>
       Promise.reject(
         new TableFetchError(
-          "The data API answered HTTP 500 Internal Server Error",
+          "The data API returned HTTP 500 Internal Server Error",
           { status: 500 },
         ),
       ),
@@ -88,14 +88,14 @@ Deno.test("createTableApp() answers 502 with the message and a WARNING when the 
   const response = await app.request("/api/table");
   assert.equal(response.status, 502);
   assert.deepEqual(await response.json(), {
-    message: "The data API answered HTTP 500 Internal Server Error",
+    message: "The data API returned HTTP 500 Internal Server Error",
   });
   assert.deepEqual(log.at("WARNING"), [
-    "The data API answered HTTP 500 Internal Server Error",
+    "The data API returned HTTP 500 Internal Server Error",
   ]);
 });
 
-Deno.test("createTableApp() answers a logged 500 when loadTable() throws something unexpected", async () => {
+Deno.test("createTableApp() returns a logged 500 when loadTable() throws something unexpected", async () => {
   const log = createMemoryLog();
   const app = createTableApp({
     loadTable: () => Promise.reject(new Error("boom")),
@@ -121,7 +121,7 @@ function csvApp(loadTable = () => Promise.resolve(people)) {
   return createTableApp({ loadTable, log: createMemoryLog() });
 }
 
-Deno.test("createTableApp() answers GET /api/table.csv with every row as a CSV download", async () => {
+Deno.test("createTableApp() responds to GET /api/table.csv with every row as a CSV download", async () => {
   const response = await csvApp().request("/api/table.csv");
   assert.equal(response.status, 200);
   assert.equal(
@@ -141,7 +141,7 @@ Deno.test("createTableApp() answers GET /api/table.csv with every row as a CSV d
   );
 });
 
-Deno.test("createTableApp() answers GET /api/table.csv with the view's rows, order and columns", async (t) => {
+Deno.test("createTableApp() responds to GET /api/table.csv with the view's rows, order and columns", async (t) => {
   const app = csvApp();
   const csv = async (query: string) => {
     const response = await app.request(`/api/table.csv?${query}`);
@@ -172,7 +172,7 @@ Deno.test("createTableApp() answers GET /api/table.csv with the view's rows, ord
   });
 });
 
-Deno.test("createTableApp() answers 400 naming the parameter for a view it cannot read", async () => {
+Deno.test("createTableApp() returns 400 naming the parameter for a view it cannot read", async () => {
   let calls = 0;
   const app = csvApp(() => {
     calls++;
@@ -186,19 +186,19 @@ Deno.test("createTableApp() answers 400 naming the parameter for a view it canno
   assert.equal(calls, 0, "the data API is not asked");
 });
 
-Deno.test("createTableApp() answers GET /api/table.csv with 502 and the message when the fetch fails", async () => {
+Deno.test("createTableApp() responds to GET /api/table.csv with 502 and the message when the fetch fails", async () => {
   const log = createMemoryLog();
   const app = createTableApp({
     loadTable: () =>
-      Promise.reject(new TableFetchError("The data API answered HTTP 503")),
+      Promise.reject(new TableFetchError("The data API returned HTTP 503")),
     log,
   });
   const response = await app.request("/api/table.csv");
   assert.equal(response.status, 502);
   assert.deepEqual(await response.json(), {
-    message: "The data API answered HTTP 503",
+    message: "The data API returned HTTP 503",
   });
-  assert.deepEqual(log.at("WARNING"), ["The data API answered HTTP 503"]);
+  assert.deepEqual(log.at("WARNING"), ["The data API returned HTTP 503"]);
 });
 
 Deno.test("createTableApp() tells the page its refresh interval only when one is set", async () => {
@@ -218,7 +218,7 @@ Deno.test("createTableApp() tells the page its refresh interval only when one is
   assert.match(page, /href="api\/table\.csv"/);
 });
 
-Deno.test("createTableApp() answers /readyz and counts requests by route when given metrics", async () => {
+Deno.test("createTableApp() responds to /readyz and counts requests by route when given metrics", async () => {
   const registry = createRegistry();
   const app = createTableApp({
     loadTable: () => Promise.resolve({ columns: ["a"], rows: [["1"]] }),

@@ -16,7 +16,7 @@ export type FetchOutcome =
 
 /**
  * Registers `homewire_table_source_fetches_total{outcome}` and returns `load`
- * counting each call in it: `ok`, `error_status` (the API answered an HTTP error),
+ * counting each call in it: `ok`, `error_status` (the API returned an HTTP error),
  * `invalid_body` (a body that is not JSON or not a table), `timeout` or
  * `unreachable`.
  *

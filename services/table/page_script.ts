@@ -201,7 +201,7 @@ const PAGE_CODE = `
       const body = await response.json().catch(() => null);
       if (!response.ok) {
         throw new Error(body && typeof body.message === "string" ? body.message
-          : "the table server answered HTTP " + response.status);
+          : "the table server returned HTTP " + response.status);
       }
       table = { columns: body.columns, rows: body.rows };
       loaded = true;

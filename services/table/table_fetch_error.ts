@@ -1,12 +1,12 @@
 /**
- * The error of a failed fetch of the data API, answered by the table app as 502.
+ * The error of a failed fetch of the data API, returned by the table app as 502.
  *
  * @module
  */
 
-/** A failed fetch of the data API; `status` is set when it answered an HTTP error. */
+/** A failed fetch of the data API; `status` is set when it returned an HTTP error. */
 export class TableFetchError extends Error {
-  /** The HTTP status the data API answered, when it answered one. */
+  /** The HTTP status the data API returned, when it returned one. */
   readonly status?: number;
 
   /** Builds the error. */

@@ -59,7 +59,7 @@ async function serverMessage(response: Response): Promise<string> {
 /**
  * Returns a function that fetches the data API and applies the reply rules.
  *
- * @throws {TableFetchError} when the API cannot be reached, times out, answers an HTTP
+ * @throws {TableFetchError} when the API cannot be reached, times out, returns an HTTP
  * error status (the message contains the numeric code), a body over `maxBytes` or
  * one that is not JSON.
  * @example
@@ -96,7 +96,7 @@ export function createTableSource(
       });
       if (!response.ok) {
         throw new TableFetchError(
-          `The data API at ${where} answered HTTP ${response.status} ${response.statusText}`
+          `The data API at ${where} returned HTTP ${response.status} ${response.statusText}`
             .trimEnd() + await serverMessage(response),
           { status: response.status },
         );
@@ -106,7 +106,7 @@ export function createTableSource(
       if (error instanceof TableFetchError) throw error;
       if (error instanceof BodyTooLargeError) {
         throw new TableFetchError(
-          `The data API at ${where} answered a body over ${maxBytes} bytes (TABLE_SOURCE_MAX_BYTES)`,
+          `The data API at ${where} returned a body over ${maxBytes} bytes (TABLE_SOURCE_MAX_BYTES)`,
           { status: response!.status, cause: error },
         );
       }
@@ -114,7 +114,7 @@ export function createTableSource(
         error.name === "TimeoutError";
       throw new TableFetchError(
         timedOut
-          ? `The data API at ${where} did not answer within ${timeoutMs} ms`
+          ? `The data API at ${where} did not respond within ${timeoutMs} ms`
           : `Cannot reach the data API at ${where}: ${
             errorText(error).replace(/https?:\/\/[^\s)]+/g, shownUrl)
           }`,
@@ -126,7 +126,7 @@ export function createTableSource(
       value = JSON.parse(new TextDecoder("utf-8").decode(bytes));
     } catch (error) {
       throw new TableFetchError(
-        `The data API at ${where} answered a body that is not JSON: ${
+        `The data API at ${where} returned a body that is not JSON: ${
           errorText(error)
         }`,
         { status: response.status, cause: error },

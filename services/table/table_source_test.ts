@@ -7,7 +7,7 @@ interface Seen {
   method: string;
 }
 
-/** A real stand-in data API on 127.0.0.1 answering `reply` to every request. */
+/** A real stand-in data API on 127.0.0.1 responding `reply` to every request. */
 async function withStandIn(
   reply: () => Response,
   body: (url: string, seen: Seen[]) => Promise<void>,
@@ -154,7 +154,7 @@ Deno.test("createTableSource() gives up after timeoutMs", async () => {
         apiUrl: `http://127.0.0.1:${server.addr.port}/data`,
         timeoutMs: 100,
       })(),
-      /did not answer within 100 ms/,
+      /did not respond within 100 ms/,
     );
   } finally {
     release();

@@ -66,7 +66,7 @@ export function defaultView(): TableView {
 /**
  * Reads a view from URL parameters. Unknown parameters are ignored; a value that
  * cannot be read leaves the default and adds a problem (the page ignores problems,
- * the CSV endpoint answers 400 with them). Column names are not checked here: a
+ * the CSV endpoint returns 400 with them). Column names are not checked here: a
  * link keeps working when a column comes and goes.
  *
  * @example

@@ -69,7 +69,7 @@ export interface Target {
   readonly scheme: string;
   /** The service's name in messages, e.g. `ntfy` or `Push API`. */
   readonly service: string;
-  /** The URL with every secret replaced by `****`: safe for logs and answers. */
+  /** The URL with every secret replaced by `****`: safe for logs and responses. */
   readonly display: string;
   /** The secrets the URL holds, scrubbed from any text shown. */
   readonly secrets: readonly string[];

@@ -23,7 +23,7 @@ Deno.test("parseUrlParts() reads the parts as Apprise does", () => {
   assert.equal(parseUrlParts("tgram://123:AbC/42")?.port, "AbC");
 });
 
-Deno.test("parseUrlParts() answers undefined for what is not a URL", () => {
+Deno.test("parseUrlParts() returns undefined for what is not a URL", () => {
   for (const raw of ["", "ntfy:/h", "ntfy://h/a b", "ntfy://h/%zz", "://h"]) {
     assert.equal(parseUrlParts(raw), undefined, raw);
   }

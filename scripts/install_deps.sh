@@ -109,7 +109,7 @@ else
   # npm prints its own error (registry unreachable, no such version) on stderr; it
   # retries a slow registry itself (fetch-retries, fetch-timeout in .npmrc).
   if ! tarball="$(cd "$work" && npm pack --loglevel=error "$package")"; then
-    echo "install_deps: npm pack $package failed (see above): the aarch64 suite is skipped without it, and fails with CI=true; run this script again when the npm registry answers" >&2
+    echo "install_deps: npm pack $package failed (see above): the aarch64 suite is skipped without it, and fails with CI=true; run this script again when the npm registry responds" >&2
     exit 1
   fi
   tar -xzf "$work/$(printf '%s\n' "$tarball" | tail -n 1)" -C "$work"

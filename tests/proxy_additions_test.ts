@@ -221,7 +221,7 @@ Deno.test("proxy role adds each route's parameters and headers, never showing th
           /\[WARNING\] Upstream of route "down" is unreachable/,
         );
         await proxy.waitFor(
-          /\[WARNING\] Upstream of route "broken" responded with an invalid/,
+          /\[WARNING\] Upstream of route "broken" sent an invalid/,
         );
         await proxy.waitFor(
           /\[WARNING\] Upstream of route "weather" did not respond/,

@@ -215,7 +215,7 @@ Deno.test("proxy role never sends a client's POST twice; a GET goes once more wh
       );
       assert.equal(posts.length, 1, `POST with body ${body}`);
     }
-    // Again, with a GET: sent once more on a new connection, and responded.
+    // Again, with a GET: sent once more on a new connection, and served.
     assert.equal(await (await fetch(`${base}/x/warm2`)).text(), "ok");
     const get = await fetch(`${base}/x/get`);
     assert.equal(get.status, 200);

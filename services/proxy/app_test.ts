@@ -5,7 +5,7 @@ import { InvalidResponseError } from "../../lib/http1/errors.ts";
 import { createProxyApp, type ProxyAppOptions } from "./app.ts";
 import { parseRoutes } from "./routes.ts";
 
-/** An app whose upstream requests are recorded and returned by `respond`. */
+/** An app whose upstream requests are recorded and served by `respond`. */
 function setup(
   respond: (request: Request) => Response | Promise<Response> = () =>
     new Response("upstream"),

@@ -5,7 +5,9 @@
  * root read-only over 9p (with a tmpfs on `/tmp`), loopback up, and a shell script run
  * in a chroot into that root: the host's own `deno`, `node_modules`, Deno cache (read
  * only, `--cached-only`), `i2cset`, `btmgmt`... Nothing is downloaded in the guest; it
- * has no network but `lo`.
+ * has no network but `lo`. An arm64 guest (`qemu-system-aarch64 -machine virt`) runs the
+ * script in the arm64 userland laid with its kernel instead, with the repository, the
+ * Deno cache and the arm64 Deno (`deno` on its PATH) bound in at their host paths.
  *
  * The script prints `@@step <name>` lines; a guest that outlives its time is killed
  * and the error names the step it hung in. The script's folder is shared read-write at
@@ -49,7 +51,7 @@ const MACHINE: Record<GuestArch, { args: string[]; append: string }> = {
     append: "console=ttyS0 no_timer_check",
   },
   arm64: {
-    // A Raspberry Pi 4's core; `max` is slower under TCG (pointer authentication).
+    // A Raspberry Pi 4's core.
     args: ["-machine", "virt", "-cpu", "cortex-a72"],
     append: "console=ttyAMA0",
   },

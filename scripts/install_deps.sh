@@ -8,7 +8,10 @@
 # the npm registry, into .cache/aarch64/) for the aarch64 suite, systemd-analyze for
 # the unit-file check, and for the kernel suites (tests/kernel_*_test.ts) qemu-system,
 # busybox-static, cpio, kmod, bluez, bluez-test-tools, i2c-tools and e2fsprogs, with
-# Debian's amd64 kernel unpacked (never installed) in .cache/kernel/. Safe to run again:
+# Debian's amd64 kernel unpacked (never installed) in .cache/kernel/, and for the
+# aarch64 kernel suite qemu-system-arm with Debian's arm64 kernel and a small arm64
+# userland (busybox, bash, bluez's tools, the C and C++ libraries) unpacked the same
+# way. Safe to run again:
 # it skips what is there.
 set -euo pipefail
 
@@ -38,6 +41,10 @@ command -v wrk >/dev/null 2>&1 || missing+=(wrk) # the load of the proxy against
 # The kernel suites: a guest kernel under TCG, its initramfs, and the tools the guest
 # script runs from the host's root (shared read-only over 9p).
 command -v qemu-system-x86_64 >/dev/null 2>&1 || missing+=(qemu-system-x86)
+command -v qemu-system-aarch64 >/dev/null 2>&1 || missing+=(qemu-system-arm) # tests/kernel_aarch64_test.ts
+# Debian's arm64 kernel leaves out i2c-stub and hci_vhci: built below for it.
+command -v aarch64-linux-gnu-gcc-12 >/dev/null 2>&1 || missing+=(gcc-aarch64-linux-gnu)
+command -v make >/dev/null 2>&1 || missing+=(make)
 # (the static build: the initramfs holds no C library)
 dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || missing+=(busybox-static)
 command -v cpio >/dev/null 2>&1 || missing+=(cpio)
@@ -62,7 +69,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
   if [ -n "$own_policy" ]; then as_root rm -f /usr/sbin/policy-rc.d; fi
 else
-  echo "install_deps: Debian packages already installed (influxdb, victoria-metrics, chromium, openssl, postgresql, mosquitto, apprise, qemu-user-static, libc6-arm64-cross, libstdc++6-arm64-cross, systemd, tinyproxy, nginx, wrk, prometheus, prometheus-alertmanager, npm, qemu-system-x86, busybox-static, cpio, kmod, bluez, bluez-test-tools, i2c-tools, e2fsprogs)"
+  echo "install_deps: Debian packages already installed (influxdb, victoria-metrics, chromium, openssl, postgresql, mosquitto, apprise, qemu-user-static, libc6-arm64-cross, libstdc++6-arm64-cross, systemd, tinyproxy, nginx, wrk, prometheus, prometheus-alertmanager, npm, qemu-system-x86, qemu-system-arm, gcc-aarch64-linux-gnu, make, busybox-static, cpio, kmod, bluez, bluez-test-tools, i2c-tools, e2fsprogs)"
 fi
 # bluez's bluetoothd is not wanted on the host (the kernel suites start their own, in
 # the guest); a package start on a systemd host is undone below with the others.
@@ -165,6 +172,96 @@ else
   PATH="$PATH:/usr/sbin:/sbin" depmod -b "$kernel_dir.partial" "$kernel_release"
   rm -rf "$kernel_dir"
   mv "$kernel_dir.partial" "$kernel_dir"
+  rm -rf "$work"
+  trap - EXIT
+fi
+
+# Debian's arm64 kernel and an arm64 userland for tests/kernel_aarch64_test.ts, unpacked
+# with dpkg-deb (never installed) into one folder, .cache/kernel/arm64/<release>/, that
+# the guest boots with as its root: the kernel's boot/ and lib/modules/<release>/, and
+# busybox-static, bash, bluez's btmgmt and btvirt, script(1), and the C and C++
+# libraries the arm64 Deno and noble's HCI addon load. apt runs with a configuration of
+# its own (arm64 as its only architecture, its package lists and downloads in a
+# temporary folder, this machine's sources): the machine's dpkg and apt state are left
+# as they are. Debian's arm64 kernel is built without i2c-stub and hci_vhci (amd64's
+# has both): they are compiled from Debian's kernel source (linux-source, a 140 MB
+# download of which two files are kept) against its arm64 headers, with the cross
+# compiler and the host's linux-kbuild, into lib/modules/<release>/updates/.
+# A `.homewire-root` file names what was laid; another list lays again.
+arm64_packages="busybox-static libc6 libgcc-s1 libstdc++6 bash libtinfo6 bluez bluez-test-tools libreadline8 bsdutils"
+arm64_built="drivers/i2c/i2c-stub.c drivers/bluetooth/hci_vhci.c"
+arm64_stamp="$arm64_packages; built: $arm64_built"
+arm64_root="$repo/.cache/kernel/arm64"
+laid_arm64() {
+  local dir
+  for dir in "$arm64_root"/*-arm64; do
+    [ -e "$dir/.homewire-root" ] && [ "$(cat "$dir/.homewire-root")" = "$arm64_stamp" ] && [ -e "$dir/boot/vmlinuz-$(basename "$dir")" ] && {
+      echo "$dir"
+      return 0
+    }
+  done
+  return 1
+}
+if dir="$(laid_arm64)"; then
+  echo "install_deps: Debian arm64 kernel and userland already in $dir"
+else
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  chmod 0777 "$work"
+  mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/debs"
+  chmod 0777 "$work/debs"
+  apt_arm64=(-o APT::Architecture=arm64 -o APT::Architectures::=arm64 -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o Dir::State::status=/dev/null)
+  echo "install_deps: fetching the arm64 package lists (apt-get update, in $work only)"
+  apt-get -qq "${apt_arm64[@]}" update
+  arm64_release="$(apt-cache "${apt_arm64[@]}" depends linux-image-arm64 2>/dev/null | sed -n 's/^ *Depends: linux-image-\([0-9].*-arm64\)$/\1/p' | head -n 1)"
+  if [ -z "$arm64_release" ]; then
+    echo "install_deps: apt-cache names no kernel for linux-image-arm64:arm64: the aarch64 kernel suite is skipped without one, and fails with CI=true" >&2
+    exit 1
+  fi
+  dir="$arm64_root/$arm64_release"
+  version="$(printf '%s' "$arm64_release" | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')"            # 6.1
+  abi="$(printf '%s' "$arm64_release" | sed 's/-arm64$//')"                                  # 6.1.0-56
+  kbuild="linux-kbuild-$version"
+  dpkg-query -W -f='${Status}' "$kbuild" 2>/dev/null | grep -q 'ok installed' ||
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$kbuild"
+  echo "install_deps: laying Debian's arm64 kernel $arm64_release and $arm64_packages (a 65 MB download) in $dir"
+  # shellcheck disable=SC2086 # the package list is split on purpose
+  (cd "$work/debs" && apt-get -qq "${apt_arm64[@]}" download "linux-image-$arm64_release" $arm64_packages)
+  rm -rf "$dir.partial"
+  mkdir -p "$dir.partial"
+  for deb in "$work"/debs/*.deb; do dpkg-deb -x "$deb" "$dir.partial"; done
+  echo "install_deps: building $arm64_built for $arm64_release (linux-source-$version and the arm64 headers, a 150 MB download)"
+  mkdir -p "$work/src"
+  chmod 0777 "$work/src"
+  (cd "$work/src" && apt-get -qq "${apt_arm64[@]}" download "linux-source-$version" "linux-headers-$arm64_release" "linux-headers-$abi-common")
+  mkdir -p "$work/build/module"
+  for deb in "$work"/src/linux-headers-*.deb; do dpkg-deb -x "$deb" "$work/build"; done
+  headers="$work/build/usr/src/linux-headers-$arm64_release"
+  # The headers name their common half and the kbuild scripts by their installed paths.
+  sed -i "s|^include /usr/src/|include $work/build/usr/src/|" "$headers/Makefile"
+  mkdir -p "$work/build/usr/lib"
+  ln -sfn "/usr/lib/$kbuild" "$work/build/usr/lib/$kbuild"
+  sources=()
+  for file in $arm64_built; do sources+=("linux-source-$version/$file"); done
+  dpkg-deb --fsys-tarfile "$work"/src/linux-source-"$version"_*.deb |
+    tar -xO "./usr/src/linux-source-$version.tar.xz" | tar -xJ -C "$work/build" "${sources[@]}"
+  objects=""
+  for file in $arm64_built; do
+    cp "$work/build/linux-source-$version/$file" "$work/build/module/"
+    objects="$objects $(basename "$file" .c).o"
+  done
+  printf 'obj-m +=%s\n' "$objects" >"$work/build/module/Kbuild"
+  make -s -C "$headers" M="$work/build/module" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- modules >"$work/build/make.log" 2>&1 || {
+    cat "$work/build/make.log" >&2
+    echo "install_deps: building $arm64_built for $arm64_release failed (above)" >&2
+    exit 1
+  }
+  mkdir -p "$dir.partial/lib/modules/$arm64_release/updates"
+  cp "$work"/build/module/*.ko "$dir.partial/lib/modules/$arm64_release/updates/"
+  PATH="$PATH:/usr/sbin:/sbin" depmod -b "$dir.partial" "$arm64_release"
+  printf '%s\n' "$arm64_stamp" >"$dir.partial/.homewire-root"
+  rm -rf "$dir"
+  mv "$dir.partial" "$dir"
   rm -rf "$work"
   trap - EXIT
 fi

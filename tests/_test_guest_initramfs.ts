@@ -1,15 +1,26 @@
 /**
  * The kernel suites' initramfs: busybox-static, the modules that reach the host root
  * over 9p, and an `/init` that runs the job in a chroot into that root, or boots
- * systemd on an overlay of it. Used by tests/_test_qemu_guest.ts.
+ * systemd on an overlay of it. An arm64 guest cannot run the host's binaries: its
+ * chroot is an overlay of the kernel's own folder, where install_deps.sh unpacked an
+ * arm64 userland, with the host folders the job needs (the repository, the Deno cache,
+ * the arm64 Deno) bound in at their host paths. Used by tests/_test_qemu_guest.ts.
  *
  * @module
  */
+/** The architectures the kernel suites boot. */
+export type GuestArch = "amd64" | "arm64";
+
 /** A guest kernel, as `scripts/install_deps.sh` lays it out in `.cache/kernel/`. */
 export interface GuestKernel {
+  /** The kernel's architecture. */
+  arch: GuestArch;
   /** `uname -r` of the guest, such as 6.1.0-56-amd64. */
   release: string;
-  /** Folder holding `boot/` and `lib/modules/<release>/`. */
+  /**
+   * Folder holding `boot/` and `lib/modules/<release>/` (for arm64, also the arm64
+   * userland the guest runs in).
+   */
   dir: string;
   /** The kernel image. */
   image: string;
@@ -59,11 +70,43 @@ async function bootModules(kernel: GuestKernel): Promise<string[]> {
 }
 
 /**
+ * The arm64 guest's root: a writable overlay of the kernel's folder (its arm64
+ * userland) at `/newroot`, busybox's applets where the packages left a command out,
+ * and the host folders named in the job folder's `.binds` bound at their own paths.
+ */
+function foreignRoot(kernel: GuestKernel): string {
+  // Through the host root: a symbolic link on the way would point outside /host.
+  const dir = Deno.realPathSync(kernel.dir);
+  return `mkdir -p /overlay /newroot
+mount -t tmpfs tmpfs /overlay
+mkdir -p /overlay/upper /overlay/work /job
+mount -t overlay overlay -o lowerdir=/host${dir},upperdir=/overlay/upper,workdir=/overlay/work /newroot
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 job /job || { echo "@@step mount-job-failed"; poweroff -f; }
+while read -r path; do
+  [ -n "$path" ] || continue
+  mkdir -p "/newroot$path"
+  mount -o bind "/host$path" "/newroot$path"
+done </job/.binds
+mkdir -p /newroot/sbin /newroot/usr/sbin /newroot/usr/bin /newroot/usr/local/bin /newroot/tmp /newroot/proc /newroot/sys /newroot/dev /newroot/run
+ln -sf "$(cat /job/.deno_bin)" /newroot/usr/local/bin/deno
+umount /job
+chroot /newroot /bin/busybox --install -s
+`;
+}
+
+/**
  * The initramfs' `/init`: mounts the host root and runs the job in a chroot, or with
  * `systemd`, switches to an overlay of the host root (writable, on a tmpfs) with
- * systemd as PID 1, which starts a unit running the job.
+ * systemd as PID 1, which starts a unit running the job. An arm64 guest runs the job
+ * in {@linkcode foreignRoot}.
  */
-function initScript(modules: string[], systemd: boolean): string {
+function initScript(
+  kernel: GuestKernel,
+  modules: string[],
+  systemd: boolean,
+): string {
+  // The folder the job's chroot is made in.
+  const root = kernel.arch === "amd64" ? "/host" : "/newroot";
   return `#!/bin/busybox sh
 /bin/busybox mkdir -p /proc /sys /dev /bin /sbin /usr/bin /usr/sbin /host
 /bin/busybox --install -s
@@ -79,25 +122,27 @@ ${
       .join("\n")
   }
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose host /host || { echo "@@step mount-host-failed"; poweroff -f; }
-${systemd ? systemdSwitch() : ""}mount -t proc proc /host/proc
-mount -t sysfs sys /host/sys
-mount -t devtmpfs dev /host/dev
-mkdir -p /host/dev/pts /host/dev/shm
-mount -t devpts devpts /host/dev/pts
-mount -t tmpfs tmpfs /host/dev/shm
-mount -t tmpfs tmpfs /host/tmp
-mount -t tmpfs tmpfs /host/run
-mkdir -p /host/tmp/job /host/run/lock
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 job /host/tmp/job || { echo "@@step mount-job-failed"; poweroff -f; }
+${systemd ? systemdSwitch() : ""}${
+    kernel.arch === "amd64" ? "" : foreignRoot(kernel)
+  }mount -t proc proc ${root}/proc
+mount -t sysfs sys ${root}/sys
+mount -t devtmpfs dev ${root}/dev
+mkdir -p ${root}/dev/pts ${root}/dev/shm
+mount -t devpts devpts ${root}/dev/pts
+mount -t tmpfs tmpfs ${root}/dev/shm
+mount -t tmpfs tmpfs ${root}/tmp
+mount -t tmpfs tmpfs ${root}/run
+mkdir -p ${root}/tmp/job ${root}/run/lock
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 job ${root}/tmp/job || { echo "@@step mount-job-failed"; poweroff -f; }
 ip link set lo up
 hostname homewire-guest
 echo "@@step chroot"
-chroot /host /usr/bin/env -i HOME=/tmp/home TERM=dumb NO_COLOR=1 \\
+chroot ${root} /usr/bin/env -i HOME=/tmp/home TERM=dumb NO_COLOR=1 \\
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \\
-  DENO_DIR="$(cat /host/tmp/job/.deno_dir)" \\
+  DENO_DIR="$(cat ${root}/tmp/job/.deno_dir)" \\
   /bin/bash -c 'mkdir -p /tmp/home && cd "$(cat /tmp/job/.cwd)" && exec /bin/bash /tmp/job/script.sh' </dev/null
 status=$?
-echo "$status" > /host/tmp/job/.status
+echo "$status" > ${root}/tmp/job/.status
 sync
 echo "@@exit $status"
 poweroff -f
@@ -152,18 +197,29 @@ export async function buildInitramfs(
   dir: string,
   systemd: boolean,
 ): Promise<string> {
+  if (systemd && kernel.arch !== "amd64") {
+    throw new Error("The systemd boot is made for the amd64 guest only");
+  }
   const tree = `${dir}/initramfs`;
   await Deno.mkdir(`${tree}/bin`, { recursive: true });
   await Deno.mkdir(`${tree}/modules`);
-  await Deno.copyFile("/bin/busybox", `${tree}/bin/busybox`);
+  // The arm64 busybox-static is the one install_deps.sh unpacked with the kernel.
+  const busybox = kernel.arch === "amd64"
+    ? "/bin/busybox"
+    : `${kernel.dir}/bin/busybox`;
+  await Deno.copyFile(busybox, `${tree}/bin/busybox`);
   await Deno.chmod(`${tree}/bin/busybox`, 0o755);
   const modules = await bootModules(kernel);
   for (const [i, path] of modules.entries()) {
     await Deno.copyFile(path, `${tree}/modules/${i}.ko`);
   }
-  await Deno.writeTextFile(`${tree}/init`, initScript(modules, systemd), {
-    mode: 0o755,
-  });
+  await Deno.writeTextFile(
+    `${tree}/init`,
+    initScript(kernel, modules, systemd),
+    {
+      mode: 0o755,
+    },
+  );
   const image = `${dir}/initramfs.cpio`;
   await run("/bin/sh", [
     "-c",

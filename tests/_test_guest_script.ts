@@ -23,11 +23,15 @@ import type { GuestKernel } from "./_test_qemu_guest.ts";
  * Deno's cache is an overlay whose writes stay in the guest.
  */
 export function guestPrelude(kernel: GuestKernel): string {
+  // The arm64 guest's root is the kernel's folder: its modules are where modprobe looks.
+  const kmod = kernel.arch === "amd64"
+    ? `modprobe -d "$KERNEL_DIR"`
+    : "modprobe";
   return `set -u
 export KERNEL_DIR='${kernel.dir}'
 REPO="$PWD"
 step() { echo "@@step $1"; }
-kmod() { modprobe -d "$KERNEL_DIR" "$@"; }
+kmod() { ${kmod} "$@"; }
 # The Deno cache stays read-only; an overlay on the guest's tmpfs takes what Deno
 # writes (its SQLite caches cannot even be read on a read-only folder).
 kmod overlay

@@ -5,7 +5,9 @@
  * root read-only over 9p (with a tmpfs on `/tmp`), loopback up, and a shell script run
  * in a chroot into that root: the host's own `deno`, `node_modules`, Deno cache (read
  * only, `--cached-only`), `i2cset`, `btmgmt`... Nothing is downloaded in the guest; it
- * has no network but `lo`.
+ * has no network but `lo`. An arm64 guest (`qemu-system-aarch64 -machine virt`) runs the
+ * script in the arm64 userland laid with its kernel instead, with the repository, the
+ * Deno cache and the arm64 Deno (`deno` on its PATH) bound in at their host paths.
  *
  * The script prints `@@step <name>` lines; a guest that outlives its time is killed
  * and the error names the step it hung in. The script's folder is shared read-write at
@@ -15,21 +17,45 @@
  *
  * @module
  */
-import { buildInitramfs, type GuestKernel } from "./_test_guest_initramfs.ts";
+import {
+  buildInitramfs,
+  type GuestArch,
+  type GuestKernel,
+} from "./_test_guest_initramfs.ts";
 
-export type { GuestKernel };
+export type { GuestArch, GuestKernel };
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-
-/** The architectures the kernel suites boot. */
-export type GuestArch = "amd64" | "arm64";
 
 const QEMU: Record<GuestArch, string> = {
   amd64: "qemu-system-x86_64",
   arm64: "qemu-system-aarch64",
 };
 
-/** The kernel laid by install_deps.sh: its release and folder. */
+/**
+ * The arm64 Deno of our Deno version, as install_deps.sh lays it (the one
+ * tests/aarch64_test.ts runs under user-mode qemu).
+ */
+export const ARM64_DENO =
+  `${ROOT}/.cache/aarch64/deno-${Deno.version.deno}/deno`;
+
+/**
+ * What differs between the architectures' boots: the machine, the console, and the
+ * kernel command line's own additions.
+ */
+const MACHINE: Record<GuestArch, { args: string[]; append: string }> = {
+  amd64: {
+    args: ["-cpu", "max"],
+    // no_timer_check: on a loaded machine the emulated timer can seem too slow at
+    // boot, and the kernel panics ("IO-APIC + timer doesn't work!") without it.
+    append: "console=ttyS0 no_timer_check",
+  },
+  arm64: {
+    // A Raspberry Pi 4's core.
+    args: ["-machine", "virt", "-cpu", "cortex-a72"],
+    append: "console=ttyAMA0",
+  },
+};
 
 /** Whether the kernel suites can run here, and why not. */
 export interface GuestAvailability {
@@ -76,10 +102,12 @@ export function findGuestKernel(arch: GuestArch): GuestKernel | undefined {
   try {
     Deno.statSync(image);
     Deno.statSync(`${dir}/lib/modules/${release}/modules.dep.bin`);
+    // The arm64 userland, laid last.
+    if (arch !== "amd64") Deno.statSync(`${dir}/.homewire-root`);
   } catch {
     return undefined;
   }
-  return { release, dir, image };
+  return { arch, release, dir, image };
 }
 
 /**
@@ -103,7 +131,18 @@ export function guestAvailability(
   }
   const kernel = findGuestKernel(arch);
   if (!kernel) {
-    missing.push(`Debian's ${arch} kernel in .cache/kernel/${arch}/`);
+    missing.push(
+      arch === "amd64"
+        ? `Debian's ${arch} kernel in .cache/kernel/${arch}/`
+        : `Debian's ${arch} kernel and userland in .cache/kernel/${arch}/`,
+    );
+  }
+  if (arch === "arm64") {
+    try {
+      Deno.statSync(ARM64_DENO);
+    } catch {
+      missing.push(`the arm64 Deno in ${ARM64_DENO}`);
+    }
   }
   const ci = Deno.env.get("CI") === "true";
   if (missing.length > 0 && !ci) {
@@ -161,6 +200,12 @@ export interface GuestRun {
   killed: boolean;
 }
 
+/** The host's Deno cache, which the guest reads. */
+function denoDir(): string {
+  return Deno.env.get("DENO_DIR") ??
+    `${Deno.env.get("HOME") ?? "/root"}/.cache/deno`;
+}
+
 const STEP = /^@@step (.+)$/;
 const EXIT = /^@@exit (\d+)$/;
 
@@ -188,11 +233,21 @@ export async function runGuest(options: GuestOptions): Promise<GuestRun> {
     );
     await Deno.writeTextFile(`${jobDir}/script.sh`, options.script);
     await Deno.writeTextFile(`${jobDir}/.cwd`, ROOT);
-    await Deno.writeTextFile(
-      `${jobDir}/.deno_dir`,
-      Deno.env.get("DENO_DIR") ??
-        `${Deno.env.get("HOME") ?? "/root"}/.cache/deno`,
-    );
+    await Deno.writeTextFile(`${jobDir}/.deno_dir`, denoDir());
+    if (options.kernel.arch !== "amd64") {
+      // The host folders the arm64 guest binds into its root, at their own paths.
+      const denoBin = await Deno.realPath(ARM64_DENO);
+      const binds = new Set([
+        await Deno.realPath(ROOT),
+        await Deno.realPath(denoDir()),
+        denoBin.replace(/\/[^/]+$/, ""),
+      ]);
+      await Deno.writeTextFile(
+        `${jobDir}/.binds`,
+        [...binds].join("\n") + "\n",
+      );
+      await Deno.writeTextFile(`${jobDir}/.deno_bin`, denoBin);
+    }
     await Deno.remove(`${jobDir}/.status`).catch(() => {});
     for (const [name, content] of Object.entries(options.files ?? {})) {
       if (typeof content === "string") {
@@ -206,12 +261,12 @@ export async function runGuest(options: GuestOptions): Promise<GuestRun> {
       `virtio-blk-pci,drive=disk${i}`,
     ]);
     const echo = options.echo || Deno.env.get("HOMEWIRE_GUEST_LOG") === "1";
-    const child = new Deno.Command(QEMU.amd64, {
+    const machine = MACHINE[options.kernel.arch];
+    const child = new Deno.Command(QEMU[options.kernel.arch], {
       args: [
         "-accel",
         "tcg",
-        "-cpu",
-        "max",
+        ...machine.args,
         "-smp",
         "2",
         "-m",
@@ -227,9 +282,7 @@ export async function runGuest(options: GuestOptions): Promise<GuestRun> {
         "-initrd",
         initramfs,
         "-append",
-        // no_timer_check: on a loaded machine the emulated timer can seem too slow at
-        // boot, and the kernel panics ("IO-APIC + timer doesn't work!") without it.
-        "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init no_timer_check",
+        `${machine.append} quiet loglevel=3 panic=-1 rdinit=/init`,
         "-virtfs",
         "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap",
         "-virtfs",

@@ -13,49 +13,19 @@
  * failing under CI=true.
  */
 import assert from "node:assert/strict";
+import { guestPrelude, guestResult } from "./_test_guest_script.ts";
 import {
-  guestPrelude,
-  guestResult,
-  storedLines,
-} from "./_test_guest_script.ts";
+  advertiseLines,
+  BTMGMT_FUNCTIONS,
+  storedPoints,
+  THERMOMETERS,
+} from "./_test_guest_thermometers.ts";
 import { guestAvailability, runGuest } from "./_test_qemu_guest.ts";
 
 const available = guestAvailability("kernel BLE suite", {
   tools: ["btvirt", "btmgmt", "setpriv", "script"],
 });
 
-/** Each thermometer's advertising data (AD structures, hex) and what it says. */
-const THERMOMETERS = [
-  {
-    name: "kitchen",
-    kind: "pvvx",
-    // Service data 0x181A, 15 bytes: MAC, 21.50 °C, 45.67 %, 2950 mV, 80 %, counter 1.
-    ad: "12161a18" + "01000038c1a4" + "6608" + "d711" + "860b" + "50" + "01" +
-      "00",
-    fields: { temperature: 21.5, humidity: 45.67, battery: 80 },
-  },
-  {
-    name: "bedroom",
-    kind: "atc1441",
-    // Service data 0x181A, 13 bytes: MAC, 21.5 °C, 45 %, 75 %, 2950 mV, counter 2.
-    ad: "10161a18" + "a4c138000002" + "00d7" + "2d" + "4b" + "0b86" + "02",
-    fields: { temperature: 21.5, humidity: 45, battery: 75 },
-  },
-  {
-    name: "hall",
-    kind: "bthome",
-    // Service data 0xFCD2, BTHome v2: battery 90 %, 25.00 °C, 50.55 %.
-    ad: "0c16d2fc" + "40" + "015a" + "02c409" + "03bf13",
-    fields: { temperature: 25, humidity: 50.55, battery: 90 },
-  },
-  {
-    name: "cellar",
-    kind: "beewi",
-    // Manufacturer data, 13 bytes: 21.5 °C, 55 %, 92 %.
-    ad: "0eff" + "05000200" + "d700" + "0237" + "05000000" + "5c",
-    fields: { temperature: 21.5, humidity: 55, battery: 92 },
-  },
-] as const;
 const GHOST = "00:11:22:33:44:55";
 const TIMEOUT_MS = 40_000;
 
@@ -72,17 +42,8 @@ btvirt -L -l6 >/tmp/btvirt.log 2>&1 &
 for _ in $(seq 1 300); do [ "$(ls /sys/class/bluetooth | wc -l)" -ge 6 ] && break; sleep 0.1; done
 ls /sys/class/bluetooth
 step advertise
-# btmgmt prints (and, for some commands, acts) only on a terminal: script(1) gives it one.
-bt() { script -qec "btmgmt $*" /dev/null </dev/null | tr -d '\\r'; }
-addr() { bt --index "$1" info | sed -n 's/^\\s*addr \\([0-9A-F:]\\{17\\}\\).*/\\1/p' | head -n 1; }
-${
-    THERMOMETERS.map((t, i) =>
-      `bt --index ${i + 2} power on
-bt --index ${i + 2} add-adv -c -d ${t.ad} 1
-ADDRESS_${t.name}=$(addr ${i + 2})
-echo "@@address ${t.name} $ADDRESS_${t.name}"`
-    ).join("\n")
-  }
+${BTMGMT_FUNCTIONS}
+${advertiseLines(THERMOMETERS, 2)}
 bt --index 0 power on
 bt --index 1 power on
 KNOWN="${
@@ -128,23 +89,6 @@ homewire bluetoothd ${store} TSDB_DATABASE=bluetoothd NOBLE_HCI_DEVICE_ID=0 TEMP
 sed 's/^/@@bluetoothd-log /' /tmp/bluetoothd.log | head -n 20
 step done
 `;
-}
-
-/** The fields of the points stored for `database`, by measurement and sensor. */
-async function storedPoints(jobDir: string, database: string) {
-  const points = new Map<string, number>();
-  for (const line of await storedLines(jobDir, database)) {
-    const [series, fields] = line.split(" ");
-    const tags = Object.fromEntries(
-      series!.split(",").slice(1).map((tag) => tag.split("=")),
-    );
-    const value = /(?:^|,)value=([^,]+)/.exec(fields!)?.[1];
-    points.set(
-      `${series!.split(",")[0]} ${tags.sensor ?? "-"}`,
-      Number(value),
-    );
-  }
-  return points;
 }
 
 Deno.test({

@@ -13,11 +13,10 @@
  */
 import assert from "node:assert/strict";
 import {
-  ADC_P,
-  ADC_T,
-  calibrationBytes,
-  DATASHEET,
-} from "../drivers/pressure/_test_bmp280_datasheet.ts";
+  BMP280_KPA,
+  bmp280Registers,
+  setRegisters,
+} from "./_test_guest_chips.ts";
 import {
   guestPrelude,
   guestResult,
@@ -29,29 +28,10 @@ const available = guestAvailability("kernel pressure suite", {
   tools: ["i2cset", "i2cget"],
 });
 
-/** The datasheet's pressure (kPa) as the kernel's bmp280 driver computes it. */
-const BMP280_KPA = 100.653253906;
 /** LPS25H raw pressure: 1013.6499 hPa at 4096 counts per hPa. */
 const LPS25H_RAW = 0x3f5a66;
 const LPS25H_HPA = LPS25H_RAW / 4096;
 const ALTITUDE_M = 650;
-
-/** `i2cset` lines writing `bytes` from register `first` of the chip at `address`. */
-function setRegisters(address: number, first: number, bytes: number[]) {
-  return bytes.map((value, i) =>
-    `i2cset -y 0 ${address} ${first + i} ${value} b`
-  ).join("\n");
-}
-
-function bmp280Registers(address: number): string {
-  const adcP = [ADC_P >> 12, (ADC_P >> 4) & 0xff, (ADC_P & 0x0f) << 4];
-  const adcT = [ADC_T >> 12, (ADC_T >> 4) & 0xff, (ADC_T & 0x0f) << 4];
-  return [
-    setRegisters(address, 0xd0, [0x58]),
-    setRegisters(address, 0x88, [...calibrationBytes(DATASHEET)]),
-    setRegisters(address, 0xf7, [...adcP, ...adcT]),
-  ].join("\n");
-}
 
 /**
  * The LPS25H as its drivers see it on a memory-only stub: the kernel's st_sensors
@@ -89,7 +69,7 @@ kmod st_pressure_i2c
 step registers
 ${bmp280Registers(0x77)}
 ${lps25hRegisters(0x5c)}
-i2cset -y 0 0x76 0xd0 0x55 b
+${setRegisters(0x76, 0xd0, [0x55])}
 step wait-store
 wait_store || exit 1
 # Two or three collectors at a time: each spends most of its time starting.

@@ -114,12 +114,18 @@ run_unit() {
   local cursor
   cursor=$(journalctl --show-cursor -n 0 -q | sed -n 's/^-- cursor: //p')
   systemctl start ${UNIT}
-  local until=$((SECONDS + 300))
+  local began=$SECONDS until=$((SECONDS + 300)) next=$((SECONDS + 30))
   while [ "$SECONDS" -lt "$until" ]; do
     journalctl -u ${UNIT} --after-cursor="$cursor" -o cat -q 2>/dev/null |
       grep -qE 'no reading from (the )?BLE sensor|Write .*"sensor":"hall"' && break
+    # Where a slow or hung start stands, on the console a hung guest's error shows.
+    if [ "$SECONDS" -ge "$next" ]; then
+      next=$((SECONDS + 30))
+      echo "@@$name waiting $((SECONDS - began)) s, unit $(systemctl is-active ${UNIT}), load $(cut -d' ' -f1 /proc/loadavg): $(journalctl -u ${UNIT} --after-cursor="$cursor" -o cat -q 2>/dev/null | tail -n 1 | cut -c1-160)"
+    fi
     sleep 1
   done
+  echo "@@$name outcome after $((SECONDS - began)) s"
   sleep 2
   started=$(date +%s%N)
   systemctl stop ${UNIT}

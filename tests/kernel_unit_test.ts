@@ -4,7 +4,8 @@
  * unit file's header say (the `homewire` user, `/etc/homewire/collector.env`, a drop-in
  * with `SupplementaryGroups=i2c` and, in the second run, the Bluetooth capabilities).
  * The guest has a BMP280 on `/dev/i2c-0` (`i2c-stub`, group `i2c` as Raspberry Pi OS
- * sets it) and a BTHome thermometer (`btvirt`). With the group alone, the pressure is
+ * sets it) and a BTHome thermometer (`btvirt`), with bluetoothd started by udev as on
+ * Raspberry Pi OS. With the group alone, the pressure is
  * read and the Bluetooth scan fails with the capability error the docs describe; with
  * the capabilities, both are read. `systemctl stop` ends each run with status 0
  * within the unit's `TimeoutStopSec`.

@@ -129,6 +129,50 @@ Deno.test("createChangeFeed() closes a subscriber that does not read past its qu
   await reader.cancel();
 });
 
+Deno.test("createChangeFeed() sends a batch in one write, the same bytes to subscribers of one filter", async () => {
+  await using s = setup();
+  const [a, b, bob] = [{}, {}, { author: ["bob"] }].map((filter) =>
+    s.feed.subscribe(filter, undefined).getReader()
+  );
+  // Each stream's start: retry: and the id to resume from.
+  for (const reader of [a!, b!, bob!]) await readChunk(reader);
+  // Written before the feed's next poll: one batch.
+  await s.store.create({ author: "ada", message: "one" });
+  await s.store.create({ author: "bob", message: "two" });
+  await s.store.create({ author: "ada", message: "three" });
+  const [chunkA, chunkB, chunkBob] = await Promise.all(
+    [a!, b!, bob!].map(async (reader) => (await readChunk(reader))),
+  );
+  const text = (chunk: Uint8Array) => new TextDecoder().decode(chunk);
+  assert.equal(text(chunkA!).match(/^event: created$/gm)?.length, 3);
+  // Not equal bytes: the very same array, encoded once for both.
+  assert.equal(chunkA, chunkB);
+  assert.equal(
+    text(chunkBob!),
+    'event: created\nid: 2\ndata: {"id":2,"author":"bob","message":"two"}\n\n',
+  );
+  for (const reader of [a!, b!, bob!]) await reader.cancel();
+});
+
+Deno.test("createChangeFeed() spaces its batches to keep writes under writesPerSecond", async () => {
+  // One subscriber, 2 writes a second: a batch at most every 500 ms.
+  await using s = setup({ writesPerSecond: 2, maxBatchMs: 1000 });
+  const reader = s.feed.subscribe({}, undefined).getReader();
+  await readChunk(reader);
+  await s.store.create({ author: "a", message: "first" });
+  // After a quiet spell, a change goes out at once.
+  const first = new TextDecoder().decode(await readChunk(reader));
+  assert.match(first, /^id: 1$/m);
+  for (let i = 0; i < 5; i++) {
+    await s.store.create({ author: "a", message: `m${i}` });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  // The feed polls every ms: unspaced, these would be 5 writes.
+  const next = new TextDecoder().decode(await readChunk(reader));
+  assert.equal(next.match(/^event: created$/gm)?.length, 5, next);
+  await reader.cancel();
+});
+
 Deno.test("createChangeFeed() sends a comment line to idle streams", async () => {
   await using s = setup({ heartbeatMs: 20 });
   const idle = s.subscribe();
@@ -147,6 +191,26 @@ Deno.test("createChangeFeed() ends every stream on close", async () => {
   await assert.rejects(() => events.next(), /stream ended/);
   await store.close();
 });
+
+/**
+ * The next chunk of a stream; a timer keeps the test alive meanwhile (the feed's
+ * own timers do not).
+ */
+async function readChunk(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<Uint8Array> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("no chunk in time")), 3000);
+  });
+  try {
+    const { value } = await Promise.race([reader.read(), timeout]);
+    if (value === undefined) throw new Error("stream ended");
+    return value;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 async function waitUntil(
   check: () => boolean | Promise<boolean>,

@@ -107,6 +107,8 @@ interface FilteredBatch {
   bytes(): Uint8Array;
   /** The newest change of the batch, matching or not. */
   last: number;
+  /** A `reset`: sent whatever the subscriber has seen, which it starts over from. */
+  reset?: boolean;
 }
 
 /** The event texts of one change, made once for every subscriber. */
@@ -202,6 +204,18 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     }
   };
 
+  /** Offers every subscriber a `reset` event, whatever it has seen. */
+  const offerReset = (seq: number) => {
+    const bytes = encoder.encode(`event: reset\nid: ${seq}\ndata: {}\n\n`);
+    const batch: FilteredBatch = {
+      events: [{ seq, bytes }],
+      bytes: () => bytes,
+      last: seq,
+      reset: true,
+    };
+    for (const subscriber of subscribers) subscriber.offer(batch);
+  };
+
   const read = async () => {
     if (newest === undefined) {
       const revision = store.revision();
@@ -229,8 +243,29 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       await forgetOld();
       return;
     }
-    for (;;) {
+    for (let page = 0;; page++) {
       const changes = await store.changesAfter(newest, PAGE);
+      if (
+        page === 0 && (changes.length === 0 || changes[0]!.seq > newest + 1)
+      ) {
+        // Changes after `newest` forgotten (another process forgot a burst larger
+        // than `keep` before this one read it), or the numbering gone back (the
+        // change table emptied, an older copy of the file put back): subscribers
+        // are told to reload, and go on from the newest change.
+        const range = await store.changeRange();
+        if (range.oldest > newest + 1 || range.newest < newest) {
+          log.warn(
+            `messages change feed lost its place (changes ${
+              newest + 1
+            } on are gone): its subscribers get a reset event`,
+          );
+          newest = range.newest;
+          oldest = range.oldest;
+          sentAt = now;
+          offerReset(newest);
+          continue;
+        }
+      }
       if (changes.length > 0) {
         newest = changes.at(-1)!.seq;
         sentAt = now;
@@ -324,6 +359,11 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
         const pending: FilteredBatch[] = [];
         let pendingChanges = 0;
         const deliver = (batch: FilteredBatch) => {
+          if (batch.reset) {
+            send(batch.bytes());
+            seen = batch.last;
+            return;
+          }
           if (batch.last <= seen) return;
           const { events } = batch;
           if (events.length > 0 && events[0]!.seq > seen) {

@@ -173,6 +173,23 @@ Deno.test("createChangeFeed() spaces its batches to keep writes under writesPerS
   await reader.cancel();
 });
 
+Deno.test("createChangeFeed() sends reset when changes it had not read were forgotten", async () => {
+  await using s = setup();
+  const events = s.subscribe();
+  await events.opened();
+  await s.store.create({ author: "a", message: "one" });
+  await s.store.create({ author: "a", message: "two" });
+  await s.store.create({ author: "a", message: "three" });
+  // As another process would, with a smaller keep, before this feed reads them.
+  await s.store.forgetChanges(2);
+  const reset = await events.next();
+  assert.deepEqual([reset.event, reset.id], ["reset", "3"]);
+  await s.store.create({ author: "a", message: "four" });
+  const next = await events.next();
+  assert.deepEqual([next.event, next.id], ["created", "4"]);
+  await events.cancel();
+});
+
 Deno.test("createChangeFeed() sends a comment line to idle streams", async () => {
   await using s = setup({ heartbeatMs: 20 });
   const idle = s.subscribe();

@@ -21,8 +21,9 @@ export interface ChangeFeedOptions {
   keep?: number;
   /**
    * How often, in ms, the store is asked whether anything changed (its
-   * `revision()`, which costs no query), and when it did, for the new changes.
-   * @default 5
+   * `revision()`, which costs no query), and when it did, for the new changes:
+   * how soon the writes of other processes are seen (a write through this process
+   * calls {@linkcode ChangeFeed.wake}). @default 5
    */
   pollMs?: number;
   /** How often, in ms, an idle stream gets a comment line. @default 15000 */
@@ -61,6 +62,12 @@ export interface ChangeFeed {
   ): ReadableStream<Uint8Array>;
   /** How many streams are open. */
   readonly subscribers: number;
+  /**
+   * Reads the new changes now rather than at the next poll: called after each
+   * write through this process, so its own writes reach its subscribers at once;
+   * the poll remains for the writes of other processes.
+   */
+  wake(): void;
   /** Ends every stream and the polling. */
   close(): void;
 }
@@ -295,11 +302,13 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     });
   };
   let pollBusy = false;
-  const pollTimer = setInterval(() => {
+  const tick = () => {
     if (pollBusy) return;
     pollBusy = true;
     poll().finally(() => pollBusy = false);
-  }, options.pollMs ?? 5);
+  };
+  const pollTimer = setInterval(tick, options.pollMs ?? 5);
+  let wakeTimer: ReturnType<typeof setTimeout> | undefined;
   const heartbeatTimer = setInterval(() => {
     for (const subscriber of subscribers) subscriber.heartbeat();
   }, options.heartbeatMs ?? 15_000);
@@ -451,8 +460,18 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     get subscribers() {
       return subscribers.size;
     },
+    wake() {
+      if (closed || wakeTimer !== undefined || subscribers.size === 0) return;
+      // After the current task (the response to the write goes first).
+      wakeTimer = setTimeout(() => {
+        wakeTimer = undefined;
+        tick();
+      }, 0);
+      Deno.unrefTimer(wakeTimer);
+    },
     close() {
       closed = true;
+      clearTimeout(wakeTimer);
       clearInterval(pollTimer);
       clearInterval(heartbeatTimer);
       for (const subscriber of [...subscribers]) subscriber.end();

@@ -190,6 +190,18 @@ Deno.test("createChangeFeed() sends reset when changes it had not read were forg
   await events.cancel();
 });
 
+Deno.test("createChangeFeed() reads at once when woken by a write", async () => {
+  // The poll would not come within the test.
+  await using s = setup({ pollMs: 60_000 });
+  const events = s.subscribe();
+  await events.opened();
+  await s.store.create({ author: "a", message: "one" });
+  s.feed.wake();
+  const created = await events.next(1000);
+  assert.deepEqual([created.event, created.id], ["created", "1"]);
+  await events.cancel();
+});
+
 Deno.test("createChangeFeed() sends a comment line to idle streams", async () => {
   await using s = setup({ heartbeatMs: 20 });
   const idle = s.subscribe();

@@ -8,7 +8,8 @@
  * event of a record whose message is `f<n>f`, `n` and the wall-clock time it was
  * read (`performance.timeOrigin + performance.now()`, in ms, comparable across
  * processes). On a line `stop` (or the end of stdin) it writes the records to OUT
- * (a `Float64Array` of `n, time` pairs), prints `done` and exits.
+ * (a `Float64Array` of `n, time` pairs), prints `done` and how many reads it
+ * made, and exits.
  *
  * The streams are scanned as bytes (`Buffer.indexOf`, native), with no decoding:
  * the bench's own cost per event stays far below the server's.
@@ -45,6 +46,7 @@ async function main(base: string, count: number, out: string): Promise<void> {
     `GET ${PATH} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`,
   );
   const connections: Deno.TcpConn[] = [];
+  const reads = { count: 0 };
   const opened: Promise<void>[] = [];
   for (let i = 0; i < count; i++) {
     const conn = await Deno.connect({ hostname, port: Number(port) });
@@ -52,7 +54,7 @@ async function main(base: string, count: number, out: string): Promise<void> {
     await conn.write(request);
     let markOpen!: () => void;
     opened.push(new Promise((resolve) => markOpen = resolve));
-    void readStream(conn, markOpen, record);
+    void readStream(conn, markOpen, record, reads);
   }
   await Promise.all(opened);
   const stdout = Deno.stdout;
@@ -73,7 +75,7 @@ async function main(base: string, count: number, out: string): Promise<void> {
       new Uint8Array(records.buffer, 0, length * 8),
     );
   }
-  await stdout.write(new TextEncoder().encode("done\n"));
+  await stdout.write(new TextEncoder().encode(`done ${reads.count}\n`));
   Deno.exit(0);
 }
 
@@ -82,6 +84,7 @@ async function readStream(
   conn: Deno.TcpConn,
   markOpen: () => void,
   record: (n: number, at: number) => void,
+  reads: { count: number },
 ): Promise<void> {
   const buffer = Buffer.alloc(64 * 1024);
   // The bytes of an event cut by the end of a read, kept for the next one.
@@ -91,6 +94,7 @@ async function readStream(
     for (;;) {
       const read = await conn.read(buffer.subarray(carry));
       if (read === null) break;
+      reads.count++;
       const at = performance.timeOrigin + performance.now();
       const end = carry + read;
       const view = buffer.subarray(0, end);

@@ -223,8 +223,13 @@ async function createToEvent(
           .join(", ")
       })`,
     );
-    await subscribers.stop();
+    const reads = await subscribers.stop();
     stopped = true;
+    console.log(
+      `(the subscribers read ${reads} times: ${
+        (reads / count).toFixed(0)
+      } each, for ${acknowledged.size} creates)`,
+    );
     const records = new Float64Array((await Deno.readFile(out)).buffer);
     const latencies = new Float64Array(acknowledged.size * count).fill(2000);
     let found = 0;
@@ -249,13 +254,14 @@ async function createToEvent(
 /**
  * Opens `count` feed streams on `base` in a process of its own
  * (`_feed_subscribers.ts`), recording the events it reads to the file `out` (none
- * when empty); resolves once every stream has started.
+ * when empty); resolves once every stream has started. `stop()` resolves to how
+ * many reads the streams took.
  */
 async function subscribeAll(
   base: string,
   count: number,
   out: string,
-): Promise<{ pid: number; stop(): Promise<void> }> {
+): Promise<{ pid: number; stop(): Promise<number> }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", SUBSCRIBERS, base, String(count), out],
     stdin: "piped",
@@ -283,9 +289,10 @@ async function subscribeAll(
     pid: child.pid,
     async stop() {
       await writer.write(new TextEncoder().encode("stop\n"));
-      await line();
+      const done = await line();
       await writer.close().catch(() => {});
       await child.status;
+      return Number(done.split(" ")[1]);
     },
   };
 }

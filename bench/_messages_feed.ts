@@ -13,7 +13,8 @@
  *
  * The feed lines alone: `deno run -A bench/_messages_feed.ts [sqlite|postgres]
  * [latency] [SUBSCRIBERS]` (both databases, every line and 1,000 subscribers when
- * no word is given).
+ * no word is given). `FEED_CPU_PROF=<folder>` has each server write a CPU profile
+ * (`deno run --cpu-prof`) there as it stops.
  *
  * @module
  */
@@ -23,7 +24,7 @@ import {
   load,
   report,
   reportLimit,
-  spawnDeno,
+  spawn,
   waitForHttp,
 } from "./_runner.ts";
 import { findPostgresBin, startPostgres } from "../tests/_test_postgres.ts";
@@ -308,7 +309,17 @@ async function startOurs(
   started: BenchProcess[],
 ): Promise<Server> {
   const port = freePort();
-  const process = spawnDeno(MAIN, ["messages"], {
+  // FEED_CPU_PROF=<folder>: each server writes a CPU profile there as it stops.
+  const profile = Deno.env.get("FEED_CPU_PROF");
+  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+  const process = spawn(Deno.execPath(), [
+    "run",
+    "-A",
+    "--unstable-cron",
+    ...flags,
+    MAIN,
+    "messages",
+  ], {
     cwd: ROOT,
     env: {
       MESSAGES_HOST: "127.0.0.1",

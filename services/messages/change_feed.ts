@@ -164,8 +164,10 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   const groups = new Map<string, Group>();
   const writesPerSecond = options.writesPerSecond ?? 40_000;
   const maxBatchMs = options.maxBatchMs ?? 25;
-  // When the changes were last sent to subscribers (performance.now()).
+  // When the changes were last sent to subscribers, and when the range of the
+  // changes kept was last checked for a lost place (performance.now()).
   let sentAt = -Infinity;
+  let rangeCheckedAt = -Infinity;
   // The newest change offered to subscribers (undefined until first read), the
   // store's revision when the changes were last read, and the oldest change kept.
   let newest: number | undefined;
@@ -252,9 +254,13 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     }
     for (let page = 0;; page++) {
       const changes = await store.changesAfter(newest, PAGE);
-      if (
-        page === 0 && (changes.length === 0 || changes[0]!.seq > newest + 1)
-      ) {
+      // A gap is checked at once; a read finding nothing (the store moved with
+      // no change: a statement that changed nothing, a listener down) at most
+      // once a second.
+      const gap = changes.length > 0 && changes[0]!.seq > newest + 1;
+      const empty = changes.length === 0 && now - rangeCheckedAt >= 1000;
+      if (page === 0 && (gap || empty)) {
+        rangeCheckedAt = now;
         // Changes after `newest` forgotten (another process forgot a burst larger
         // than `keep` before this one read it), or the numbering gone back (the
         // change table emptied, an older copy of the file put back): subscribers

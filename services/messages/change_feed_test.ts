@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { type ChangeFeedOptions, createChangeFeed } from "./change_feed.ts";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";
@@ -188,6 +189,36 @@ Deno.test("createChangeFeed() sends reset when changes it had not read were forg
   const next = await events.next();
   assert.deepEqual([next.event, next.id], ["created", "4"]);
   await events.cancel();
+});
+
+Deno.test("createChangeFeed() sends reset when the numbering of the changes goes back", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "change-feed-rewind-" });
+  const path = `${dir}/messages.sqlite3`;
+  const store = openSqliteMessageStore(path);
+  const feed = createChangeFeed({ store, log: createMemoryLog(), pollMs: 1 });
+  try {
+    const events = readEvents(feed.subscribe({}, undefined));
+    await events.opened();
+    for (const message of ["one", "two", "three"]) {
+      await store.create({ author: "a", message });
+    }
+    assert.equal((await events.take(3)).at(-1)!.id, "3");
+    // Another tool empties the change table and its numbering.
+    const other = new DatabaseSync(path);
+    other.exec(`DELETE FROM message_changes;
+      DELETE FROM sqlite_sequence WHERE name = 'message_changes'`);
+    other.close();
+    const reset = await events.next();
+    assert.deepEqual([reset.event, reset.id], ["reset", "0"]);
+    await store.create({ author: "a", message: "four" });
+    const next = await events.next();
+    assert.deepEqual([next.event, next.id], ["created", "1"]);
+    await events.cancel();
+  } finally {
+    feed.close();
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("createChangeFeed() reads at once when woken by a write", async () => {

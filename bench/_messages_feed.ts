@@ -5,8 +5,16 @@
  * connected against none, and on PostgreSQL, creates on the first of 3 processes
  * reaching 1,000 subscribers on the third.
  *
- * Subscribers are raw TCP connections in this process, each scanning its stream for
- * the create's number, so the bench's own parsing stays small.
+ * Subscribers are raw TCP connections in a process of their own
+ * (`_feed_subscribers.ts`), each scanning its stream's bytes for the create's
+ * number; times are wall-clock, comparable across the processes. The CPU time of the
+ * server, of the subscribers' process and of this one (the creates) is printed with
+ * the latencies, to tell the server's cost from the bench's.
+ *
+ * The feed lines alone: `deno run -A bench/_messages_feed.ts [sqlite|postgres]
+ * [latency] [SUBSCRIBERS]` (both databases, every line and 1,000 subscribers when
+ * no word is given). `FEED_CPU_PROF=<folder>` has each server write a CPU profile
+ * (`deno run --cpu-prof`) there as it stops.
  *
  * @module
  */
@@ -16,13 +24,14 @@ import {
   load,
   report,
   reportLimit,
-  spawnDeno,
+  spawn,
   waitForHttp,
 } from "./_runner.ts";
 import { findPostgresBin, startPostgres } from "../tests/_test_postgres.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const MAIN = `${ROOT}main.ts`;
+const SUBSCRIBERS = new URL("_feed_subscribers.ts", import.meta.url).pathname;
 const PATH = "/api/message/resource";
 const CREATE_EVERY_MS = 10;
 
@@ -34,6 +43,10 @@ export interface FeedOptions {
   rounds: number;
   /** Subscribers. @default 1000 */
   subscribers?: number;
+  /** Which database's lines to measure. @default both */
+  only?: "sqlite" | "postgres";
+  /** Leave out the read-one lines. @default false */
+  latencyOnly?: boolean;
 }
 
 /** Runs the feed lines and prints them. */
@@ -42,45 +55,11 @@ export async function runFeed(options: FeedOptions): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "bench-messages-feed-" });
   const started: BenchProcess[] = [];
   try {
-    const base = await startOurs(`${dir}/messages.sqlite3`, started);
-    await fetch(`${base}${PATH}`, {
-      method: "POST",
-      body: JSON.stringify({ author: "seed", message: "first" }),
-    }).then((r) => r.body?.cancel());
-
-    const latencies = await createToEvent(
-      base,
-      base,
-      options.seconds,
-      subscribers,
-    );
-    reportLatency(
-      "messages feed SQLite create-to-event",
-      latencies,
-      subscribers,
-    );
-
-    // read-one with 1,000 idle subscribers against none, alternating rounds.
-    const item = { url: `${base}${PATH}/1`, connections: 50 };
-    await load({ ...item, seconds: 2 });
-    let none = 0;
-    let some = 0;
-    for (let round = 0; round < options.rounds; round++) {
-      none = Math.max(none, (await load({ ...item, ...options })).rps);
-      const idle = await subscribeAll(base, subscribers, () => {});
-      try {
-        some = Math.max(some, (await load({ ...item, ...options })).rps);
-      } finally {
-        idle.close();
-      }
+    if (options.only !== "postgres") {
+      await runSqlite(dir, options, subscribers, started);
+      await Promise.all(started.splice(0).map((p) => p.stop()));
     }
-    report(
-      `messages read-one rps with ${subscribers} feed subscribers vs none (target ≥ 0.9x)`,
-      some,
-      none,
-    );
-    await Promise.all(started.splice(0).map((p) => p.stop()));
-
+    if (options.only === "sqlite") return;
     const bin = findPostgresBin();
     if (bin === undefined) {
       console.log("(feed PostgreSQL line skipped: PostgreSQL not found)");
@@ -89,11 +68,12 @@ export async function runFeed(options: FeedOptions): Promise<void> {
     const pg = await startPostgres(bin);
     try {
       const url = await pg.createDatabase("feed");
-      const bases = [];
-      for (let i = 0; i < 3; i++) bases.push(await startOurs(url, started));
+      const servers = [];
+      for (let i = 0; i < 3; i++) servers.push(await startOurs(url, started));
       const pgLatencies = await createToEvent(
-        bases[0]!,
-        bases[2]!,
+        servers[0]!,
+        servers[2]!,
+        dir,
         options.seconds,
         subscribers,
       );
@@ -112,12 +92,61 @@ export async function runFeed(options: FeedOptions): Promise<void> {
   }
 }
 
+/** The SQLite lines: create-to-event, then read-one with subscribers and without. */
+async function runSqlite(
+  dir: string,
+  options: FeedOptions,
+  subscribers: number,
+  started: BenchProcess[],
+): Promise<void> {
+  const server = await startOurs(`${dir}/messages.sqlite3`, started);
+  const { base } = server;
+  await fetch(`${base}${PATH}`, {
+    method: "POST",
+    body: JSON.stringify({ author: "seed", message: "first" }),
+  }).then((r) => r.body?.cancel());
+
+  const latencies = await createToEvent(
+    server,
+    server,
+    dir,
+    options.seconds,
+    subscribers,
+  );
+  reportLatency(
+    "messages feed SQLite create-to-event",
+    latencies,
+    subscribers,
+  );
+  if (options.latencyOnly) return;
+
+  // read-one with 1,000 idle subscribers against none, alternating rounds.
+  const item = { url: `${base}${PATH}/1`, connections: 50 };
+  await load({ ...item, seconds: 2 });
+  let none = 0;
+  let some = 0;
+  for (let round = 0; round < options.rounds; round++) {
+    none = Math.max(none, (await load({ ...item, ...options })).rps);
+    const idle = await subscribeAll(base, subscribers, "");
+    try {
+      some = Math.max(some, (await load({ ...item, ...options })).rps);
+    } finally {
+      await idle.stop();
+    }
+  }
+  report(
+    `messages read-one rps with ${subscribers} feed subscribers vs none (target ≥ 0.9x)`,
+    some,
+    none,
+  );
+}
+
 function reportLatency(
   name: string,
-  latencies: number[],
+  latencies: Float64Array,
   subscribers: number,
 ): void {
-  latencies.sort((a, b) => a - b);
+  latencies.sort();
   const at = (q: number) =>
     latencies[
       Math.min(latencies.length - 1, Math.floor(q * latencies.length))
@@ -130,24 +159,41 @@ function reportLatency(
   reportLimit(`${name} p99 (target ≤ 100 ms)`, at(0.99), 100, " ms");
 }
 
+/** The CPU time process `pid` has used, user and system, in seconds. */
+function cpuSeconds(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  // Fields after the command name (which may hold spaces), from field 3 on.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Wall-clock time in ms, comparable across processes. */
+const wallClock = () => performance.timeOrigin + performance.now();
+
 /**
  * Subscribes 1,000 to `subscribeTo`, creates on `createOn` every 10 ms for
  * `seconds`, and returns each event's delay after its create's response, in ms
  * (0 when the event came first). Events missing after 2 s count as 2,000 ms.
+ * Prints the CPU time each process took meanwhile.
  */
 async function createToEvent(
-  createOn: string,
-  subscribeTo: string,
+  createOn: Server,
+  subscribeTo: Server,
+  dir: string,
   seconds: number,
   count: number,
-): Promise<number[]> {
+): Promise<Float64Array> {
   const acknowledged = new Map<number, number>();
-  const arrivals: [number, number][] = [];
-  const subscribers = await subscribeAll(
-    subscribeTo,
-    count,
-    (n) => arrivals.push([n, performance.now()]),
-  );
+  const out = `${dir}/arrivals.f64`;
+  const subscribers = await subscribeAll(subscribeTo.base, count, out);
+  const pids = {
+    "server": subscribeTo.process.child.pid,
+    "subscribers' process": subscribers.pid,
+    "creates' process": Deno.pid,
+  };
+  const cpuBefore = Object.values(pids).map(cpuSeconds);
+  const startedAt = performance.now();
+  let stopped = false;
   try {
     const creates: Promise<void>[] = [];
     const total = Math.round(seconds * 1000 / CREATE_EVERY_MS);
@@ -157,106 +203,123 @@ async function createToEvent(
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       creates.push(
-        fetch(`${createOn}${PATH}`, {
+        fetch(`${createOn.base}${PATH}`, {
           method: "POST",
           body: JSON.stringify({ author: "feed", message: `f${n}f` }),
         }).then(async (response) => {
           await response.body?.cancel();
-          if (response.status === 201) acknowledged.set(n, performance.now());
+          if (response.status === 201) acknowledged.set(n, wallClock());
         }),
       );
     }
     await Promise.all(creates);
-    const deadline = performance.now() + 2000;
-    while (
-      arrivals.length < acknowledged.size * count &&
-      performance.now() < deadline
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const cpu = Object.values(pids).map((pid, i) =>
+      cpuSeconds(pid) - cpuBefore[i]!
+    );
+    const wall = (performance.now() - startedAt) / 1000;
+    console.log(
+      `(CPU over ${wall.toFixed(1)} s: ${
+        Object.keys(pids).map((name, i) => `${name} ${cpu[i]!.toFixed(1)} s`)
+          .join(", ")
+      })`,
+    );
+    const reads = await subscribers.stop();
+    stopped = true;
+    console.log(
+      `(the subscribers read ${reads} times: ${
+        (reads / count).toFixed(0)
+      } each, for ${acknowledged.size} creates)`,
+    );
+    const records = new Float64Array((await Deno.readFile(out)).buffer);
+    const latencies = new Float64Array(acknowledged.size * count).fill(2000);
+    let found = 0;
+    for (let i = 0; i < records.length; i += 2) {
+      const acked = acknowledged.get(records[i]!);
+      const arrived = records[i + 1]!;
+      if (acked === undefined || arrived > acked + 2000) continue;
+      if (found < latencies.length) {
+        latencies[found++] = Math.max(0, arrived - acked);
+      }
     }
-    const latencies = arrivals.flatMap(([n, at]) => {
-      const acked = acknowledged.get(n);
-      return acked === undefined ? [] : [Math.max(0, at - acked)];
-    });
-    const missing = acknowledged.size * count - latencies.length;
-    if (missing > 0) console.log(`(${missing} events did not come within 2 s)`);
-    for (let i = 0; i < missing; i++) latencies.push(2000);
+    const missing = latencies.length - found;
+    if (missing > 0) {
+      console.log(`(${missing} events did not come within 2 s)`);
+    }
     return latencies;
   } finally {
-    subscribers.close();
+    if (!stopped) await subscribers.stop();
   }
 }
 
 /**
- * Opens `count` feed streams on `base` over raw HTTP/1.1 connections, each calling
- * `onEvent(n)` for every event of a record whose message is `f<n>f`; resolves once
- * every stream has started.
+ * Opens `count` feed streams on `base` in a process of its own
+ * (`_feed_subscribers.ts`), recording the events it reads to the file `out` (none
+ * when empty); resolves once every stream has started. `stop()` resolves to how
+ * many reads the streams took.
  */
 async function subscribeAll(
   base: string,
   count: number,
-  onEvent: (n: number) => void,
-): Promise<{ close(): void }> {
-  const { hostname, port } = new URL(base);
-  const connections: Deno.TcpConn[] = [];
-  const request = new TextEncoder().encode(
-    `GET ${PATH}/events HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`,
-  );
-  const opened: Promise<void>[] = [];
-  for (let i = 0; i < count; i++) {
-    const conn = await Deno.connect({ hostname, port: Number(port) });
-    connections.push(conn);
-    await conn.write(request);
-    let markOpen: () => void;
-    opened.push(new Promise((resolve) => markOpen = resolve));
-    (async () => {
-      const decoder = new TextDecoder();
-      const buffer = new Uint8Array(64 * 1024);
-      let tail = "";
-      let open = false;
-      try {
-        for (;;) {
-          const read = await conn.read(buffer);
-          if (read === null) break;
-          const text = tail + decoder.decode(buffer.subarray(0, read), {
-            stream: true,
-          });
-          // Only whole lines are scanned; the rest waits for the next read.
-          const cut = text.lastIndexOf("\n") + 1;
-          const lines = text.slice(0, cut);
-          tail = text.slice(cut);
-          if (!open && lines.includes("\nid: ")) {
-            open = true;
-            markOpen!();
-          }
-          for (const match of lines.matchAll(/"message":"f(\d+)f"/g)) {
-            onEvent(Number(match[1]));
-          }
-        }
-      } catch {
-        // closed
-      } finally {
-        markOpen!();
+  out: string,
+): Promise<{ pid: number; stop(): Promise<number> }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", SUBSCRIBERS, base, String(count), out],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  const line = async () => {
+    for (;;) {
+      const end = text.indexOf("\n");
+      if (end >= 0) {
+        const found = text.slice(0, end);
+        text = text.slice(end + 1);
+        return found;
       }
-    })();
-  }
-  await Promise.all(opened);
+      const { value, done } = await lines.read();
+      if (done) throw new Error("The subscribers' process ended early");
+      text += value;
+    }
+  };
+  if (await line() !== "open") throw new Error("Subscribers did not open");
+  const writer = child.stdin.getWriter();
   return {
-    close() {
-      for (const conn of connections) {
-        try {
-          conn.close();
-        } catch {
-          // already closed
-        }
-      }
+    pid: child.pid,
+    async stop() {
+      await writer.write(new TextEncoder().encode("stop\n"));
+      const done = await line();
+      await writer.close().catch(() => {});
+      await child.status;
+      return Number(done.split(" ")[1]);
     },
   };
 }
 
-async function startOurs(db: string, started: BenchProcess[]) {
+/** A `messages` process the bench started. */
+interface Server {
+  base: string;
+  process: BenchProcess;
+}
+
+async function startOurs(
+  db: string,
+  started: BenchProcess[],
+): Promise<Server> {
   const port = freePort();
-  started.push(spawnDeno(MAIN, ["messages"], {
+  // FEED_CPU_PROF=<folder>: each server writes a CPU profile there as it stops.
+  const profile = Deno.env.get("FEED_CPU_PROF");
+  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+  const process = spawn(Deno.execPath(), [
+    "run",
+    "-A",
+    "--unstable-cron",
+    ...flags,
+    MAIN,
+    "messages",
+  ], {
     cwd: ROOT,
     env: {
       MESSAGES_HOST: "127.0.0.1",
@@ -264,8 +327,21 @@ async function startOurs(db: string, started: BenchProcess[]) {
       MESSAGES_DB: db,
       LOG_LEVEL: "WARNING",
     },
-  }));
+  });
+  started.push(process);
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/healthz`);
-  return base;
+  return { base, process };
+}
+
+if (import.meta.main) {
+  const only = Deno.args.find((a) => a === "sqlite" || a === "postgres");
+  const count = Deno.args.find((a) => /^\d+$/.test(a));
+  await runFeed({
+    seconds: 10,
+    rounds: 2,
+    subscribers: count === undefined ? undefined : Number(count),
+    only,
+    latencyOnly: Deno.args.includes("latency"),
+  });
 }

@@ -92,6 +92,27 @@ const SETUP: [existing: string, create: string][] = [
   AFTER INSERT OR UPDATE OR DELETE ON messages
   FOR EACH ROW EXECUTE FUNCTION homewire_messages_record_change()`,
   ],
+  // TRUNCATE fires no row trigger: before it empties the table, a statement
+  // trigger records a `deleted` change for every record, so subscribers see the
+  // records go as with DELETE.
+  [
+    "to_regprocedure('homewire_messages_record_truncate()')",
+    `CREATE OR REPLACE FUNCTION homewire_messages_record_truncate() RETURNS trigger
+  LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+  BEGIN
+    PERFORM pg_advisory_xact_lock(${LOCK_KEY});
+    INSERT INTO message_changes (kind, id, author, message)
+    SELECT 'deleted', m.id, m.author, m.message FROM messages m ORDER BY m.id;
+    RETURN NULL;
+  END $$`,
+  ],
+  [
+    `(SELECT oid FROM pg_trigger WHERE tgname = 'homewire_messages_record_truncate'
+      AND tgrelid = to_regclass('messages'))`,
+    `CREATE OR REPLACE TRIGGER homewire_messages_record_truncate
+  BEFORE TRUNCATE ON messages
+  FOR EACH STATEMENT EXECUTE FUNCTION homewire_messages_record_truncate()`,
+  ],
   [
     "to_regprocedure('homewire_messages_notify()')",
     `CREATE OR REPLACE FUNCTION homewire_messages_notify() RETURNS trigger

@@ -197,6 +197,7 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
 
   app.post(MESSAGES_PATH, async (c) => {
     const created = await store.create(parseMessageFields(await bodyText(c)));
+    options.feed?.wake();
     return c.body(JSON.stringify(created), 201, {
       ...JSON_TYPE,
       location: `${MESSAGES_PATH}/${created.id}`,
@@ -237,6 +238,7 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
       const fields = parse(await bodyText(c));
       const updated = await store.update(id, fields);
       if (!updated) throw notFound(c);
+      options.feed?.wake();
       const { author, message } = updated;
       return c.body(JSON.stringify({ author, message }), 200, JSON_TYPE);
     };
@@ -246,6 +248,7 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
 
   app.delete(item, async (c) => {
     if (!await store.delete(idOf(c))) throw notFound(c);
+    options.feed?.wake();
     return c.body(null, 204);
   });
 

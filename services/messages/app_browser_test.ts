@@ -113,3 +113,42 @@ Deno.test("createMessagesApp() with a feed streams events and checks its paramet
     await store.close();
   }
 });
+
+Deno.test("createMessagesApp() wakes its feed on each write: no wait for the poll", async () => {
+  const store = openSqliteMessageStore(":memory:");
+  // The poll would not come within the test: only the writes' wake-ups read.
+  const feed = createChangeFeed({
+    store,
+    log: createMemoryLog(),
+    pollMs: 60_000,
+  });
+  const app = createMessagesApp({ store, log: createMemoryLog(), feed });
+  try {
+    const response = await app.request(EVENTS_PATH);
+    const events = readEvents(response.body!);
+    await events.opened();
+    const writes: [string, string, unknown][] = [
+      ["POST", MESSAGES_PATH, { author: "ada", message: "one" }],
+      ["PATCH", `${MESSAGES_PATH}/1`, { message: "uno" }],
+      ["DELETE", `${MESSAGES_PATH}/1`, undefined],
+    ];
+    for (const [method, path, body] of writes) {
+      const written = await app.request(path, {
+        method,
+        headers: { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      assert.ok(written.ok, `${method} ${path}: ${written.status}`);
+      await written.body?.cancel();
+      const event = await events.next(1000);
+      assert.equal(
+        event.event,
+        ["created", "updated", "deleted"][Number(event.id) - 1],
+      );
+    }
+    await events.cancel();
+  } finally {
+    feed.close();
+    await store.close();
+  }
+});

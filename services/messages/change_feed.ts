@@ -21,8 +21,9 @@ export interface ChangeFeedOptions {
   keep?: number;
   /**
    * How often, in ms, the store is asked whether anything changed (its
-   * `revision()`, which costs no query), and when it did, for the new changes.
-   * @default 5
+   * `revision()`, which costs no query), and when it did, for the new changes:
+   * how soon the writes of other processes are seen (a write through this process
+   * calls {@linkcode ChangeFeed.wake}). @default 5
    */
   pollMs?: number;
   /** How often, in ms, an idle stream gets a comment line. @default 15000 */
@@ -35,6 +36,17 @@ export interface ChangeFeedOptions {
    * with `Last-Event-ID`. @default 1048576
    */
   queueBytes?: number;
+  /**
+   * The writes to subscribers per second the feed aims to stay under: each write
+   * costs the server a system call (and each client a read) whatever its size, so
+   * with many subscribers the changes are sent in batches, at most one every
+   * `subscribers / writesPerSecond` seconds (1,000 subscribers: every 25 ms), and
+   * never held longer than `maxBatchMs`. A change after a quiet spell goes out at
+   * the next poll. @default 40000
+   */
+  writesPerSecond?: number;
+  /** The longest a change is held to be sent with the next ones, in ms. @default 25 */
+  maxBatchMs?: number;
 }
 
 /** A change feed: subscribers, and the loop that reads the changes for them. */
@@ -50,6 +62,12 @@ export interface ChangeFeed {
   ): ReadableStream<Uint8Array>;
   /** How many streams are open. */
   readonly subscribers: number;
+  /**
+   * Reads the new changes now rather than at the next poll: called after each
+   * write through this process, so its own writes reach its subscribers at once;
+   * the poll remains for the writes of other processes.
+   */
+  wake(): void;
   /** Ends every stream and the polling. */
   close(): void;
 }
@@ -61,15 +79,43 @@ const PAGE = 1000;
 const MAX_PENDING = 10_000;
 
 const encoder = new TextEncoder();
+const KEEP_ALIVE = encoder.encode(": keep-alive\n\n");
 
 /** One subscriber's stream state. */
 interface Subscriber {
-  /** Offers a change read by the loop. */
-  offer(change: MessageChange, events: EventTexts): void;
+  /** Offers a batch of changes read by the loop, as the events of its filter. */
+  offer(batch: FilteredBatch): void;
   /** A comment line, keeping proxies from closing an idle stream. */
   heartbeat(): void;
   /** Ends the stream (the feed closes). */
   end(): void;
+}
+
+/** The subscribers with one filter: their events are made once for them all. */
+interface Group {
+  filter: MessageFilter;
+  members: Set<Subscriber>;
+}
+
+/** One event of a batch, as sent. */
+interface SentEvent {
+  seq: number;
+  bytes: Uint8Array;
+}
+
+/** A batch of changes read by the loop, as the events of one filter. */
+interface FilteredBatch {
+  /** The events of the changes matching the filter, by ascending sequence. */
+  events: SentEvent[];
+  /**
+   * Every event's text, end to end (made once, on first use): what a subscriber
+   * that has seen none of them is sent, in one write.
+   */
+  bytes(): Uint8Array;
+  /** The newest change of the batch, matching or not. */
+  last: number;
+  /** A `reset`: sent whatever the subscriber has seen, which it starts over from. */
+  reset?: boolean;
 }
 
 /** The event texts of one change, made once for every subscriber. */
@@ -85,10 +131,13 @@ interface EventTexts {
  * Returns a change feed on `store`: a loop asks the store every `pollMs` whether
  * anything changed, reads the new changes by sequence number (on PostgreSQL the
  * revision moves on the notification of any process's write; on SQLite on any
- * commit to the file), and offers each, in order, to every subscriber, which sends
- * it when it matches its filter (`created`, `updated`, or `deleted` for a record
- * that stops matching). Changes older than the newest `keep` are forgotten as it
- * goes. A subscriber whose unread events pass `queueBytes` is closed.
+ * commit to the file), and offers them, in order, to every subscriber, as the
+ * events its filter sends (`created`, `updated`, or `deleted` for a record that
+ * stops matching). The events of a batch are encoded once per distinct filter and
+ * sent to each subscriber in one write; with many subscribers, batches are spaced
+ * so that the writes stay under `writesPerSecond`. Changes older than the newest `keep` are
+ * forgotten as it goes. A subscriber whose unread events pass `queueBytes` is
+ * closed.
  *
  * @example
  * ```ts
@@ -111,14 +160,20 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   const retryMs = options.retryMs ?? 2000;
   const queueBytes = options.queueBytes ?? 1024 * 1024;
   const subscribers = new Set<Subscriber>();
+  // Subscribers by filter (its JSON text).
+  const groups = new Map<string, Group>();
+  const writesPerSecond = options.writesPerSecond ?? 40_000;
+  const maxBatchMs = options.maxBatchMs ?? 25;
+  // When the changes were last sent to subscribers, and when the range of the
+  // changes kept was last checked for a lost place (performance.now()).
+  let sentAt = -Infinity;
+  let rangeCheckedAt = -Infinity;
   // The newest change offered to subscribers (undefined until first read), the
   // store's revision when the changes were last read, and the oldest change kept.
   let newest: number | undefined;
   let seenRevision: number | undefined;
   let oldest = 0;
   let failing = false;
-  // Counts the batches of changes offered, for the slow-subscriber check.
-  let batch = 0;
   let closed = false;
   // One read of the store at a time: subscribers get changes in order.
   let running: Promise<void> = Promise.resolve();
@@ -135,6 +190,41 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     oldest = through + 1;
   };
 
+  /** Offers `changes` to every subscriber, as the events of its group's filter. */
+  const offer = (changes: MessageChange[]) => {
+    const last = changes.at(-1)!.seq;
+    const texts = changes.map(eventTexts);
+    for (const { filter, members } of groups.values()) {
+      const events: SentEvent[] = [];
+      for (const text of texts) {
+        const bytes = eventFor(filter, text);
+        if (bytes) events.push({ seq: text.change.seq, bytes });
+      }
+      let joined: Uint8Array | undefined;
+      const batch: FilteredBatch = {
+        events,
+        last,
+        bytes: () =>
+          joined ??= events.length === 1
+            ? events[0]!.bytes
+            : concatBytes(events.map((event) => event.bytes)),
+      };
+      for (const subscriber of members) subscriber.offer(batch);
+    }
+  };
+
+  /** Offers every subscriber a `reset` event, whatever it has seen. */
+  const offerReset = (seq: number) => {
+    const bytes = encoder.encode(`event: reset\nid: ${seq}\ndata: {}\n\n`);
+    const batch: FilteredBatch = {
+      events: [{ seq, bytes }],
+      bytes: () => bytes,
+      last: seq,
+      reset: true,
+    };
+    for (const subscriber of subscribers) subscriber.offer(batch);
+  };
+
   const read = async () => {
     if (newest === undefined) {
       const revision = store.revision();
@@ -146,6 +236,13 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     }
     const revision = store.revision();
     if (revision === seenRevision) return;
+    const now = performance.now();
+    const spacing = Math.min(
+      maxBatchMs,
+      subscribers.size * 1000 / writesPerSecond,
+    );
+    // Too soon after the last batch: the changes wait for the next polls.
+    if (now - sentAt < spacing) return;
     if (subscribers.size === 0) {
       // Nobody to send to: only where the changes stand, to forget old ones.
       const range = await store.changeRange();
@@ -155,13 +252,37 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       await forgetOld();
       return;
     }
-    for (;;) {
+    for (let page = 0;; page++) {
       const changes = await store.changesAfter(newest, PAGE);
-      batch++;
-      for (const change of changes) {
-        newest = change.seq;
-        const events = eventTexts(change);
-        for (const subscriber of subscribers) subscriber.offer(change, events);
+      // A gap is checked at once; a read finding nothing (the store moved with
+      // no change: a statement that changed nothing, a listener down) at most
+      // once a second.
+      const gap = changes.length > 0 && changes[0]!.seq > newest + 1;
+      const empty = changes.length === 0 && now - rangeCheckedAt >= 1000;
+      if (page === 0 && (gap || empty)) {
+        rangeCheckedAt = now;
+        // Changes after `newest` forgotten (another process forgot a burst larger
+        // than `keep` before this one read it), or the numbering gone back (the
+        // change table emptied, an older copy of the file put back): subscribers
+        // are told to reload, and go on from the newest change.
+        const range = await store.changeRange();
+        if (range.oldest > newest + 1 || range.newest < newest) {
+          log.warn(
+            `messages change feed lost its place (changes ${
+              newest + 1
+            } on are gone): its subscribers get a reset event`,
+          );
+          newest = range.newest;
+          oldest = range.oldest;
+          sentAt = now;
+          offerReset(newest);
+          continue;
+        }
+      }
+      if (changes.length > 0) {
+        newest = changes.at(-1)!.seq;
+        sentAt = now;
+        offer(changes);
       }
       if (changes.length < PAGE) break;
     }
@@ -187,49 +308,56 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     });
   };
   let pollBusy = false;
-  const pollTimer = setInterval(() => {
+  const tick = () => {
     if (pollBusy) return;
     pollBusy = true;
     poll().finally(() => pollBusy = false);
-  }, options.pollMs ?? 5);
+  };
+  const pollTimer = setInterval(tick, options.pollMs ?? 5);
+  let wakeTimer: ReturnType<typeof setTimeout> | undefined;
   const heartbeatTimer = setInterval(() => {
     for (const subscriber of subscribers) subscriber.heartbeat();
   }, options.heartbeatMs ?? 15_000);
   Deno.unrefTimer(pollTimer);
   Deno.unrefTimer(heartbeatTimer);
 
+  const join = (filter: MessageFilter, subscriber: Subscriber) => {
+    subscribers.add(subscriber);
+    const key = JSON.stringify(filter);
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { filter, members: new Set() };
+      groups.set(key, group);
+    }
+    group.members.add(subscriber);
+    return () => {
+      subscribers.delete(subscriber);
+      group.members.delete(subscriber);
+      if (group.members.size === 0 && groups.get(key) === group) {
+        groups.delete(key);
+      }
+    };
+  };
+
   const subscribe = (
     filter: MessageFilter,
     lastEventId: number | undefined,
   ): ReadableStream<Uint8Array> => {
-    let subscriber: Subscriber | undefined;
+    let leave: (() => void) | undefined;
     let done = false;
     const finish = () => {
       done = true;
-      if (subscriber) subscribers.delete(subscriber);
+      leave?.();
+      leave = undefined;
     };
     return new ReadableStream<Uint8Array>({
       async start(controller) {
-        // Texts sent in one turn of the event loop (a batch of changes, the
-        // stream's start) go out as one chunk: one write for the lot.
-        let outbox: Uint8Array[] = [];
-        const flush = () => {
-          const chunks = outbox;
-          outbox = [];
-          if (done || chunks.length === 0) return;
-          controller.enqueue(
-            chunks.length === 1 ? chunks[0]! : concatBytes(chunks),
-          );
-        };
         const send = (bytes: Uint8Array) => {
-          if (done) return;
-          outbox.push(bytes);
-          if (outbox.length === 1) queueMicrotask(flush);
+          if (!done) controller.enqueue(bytes);
         };
         // Checked before each batch of changes and each heartbeat: a burst may
         // pass the bound (its texts are shared by every subscriber), but a
         // subscriber that has not read it by the next one is closed.
-        let checkedBatch = -1;
         const tooSlow = () => {
           if (done || (controller.desiredSize ?? 0) >= 0) return false;
           finish();
@@ -243,31 +371,41 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
         // The newest change handled: older ones offered again are skipped.
         let seen = 0;
         let live = false;
-        const pending: [MessageChange, EventTexts][] = [];
-        const deliver = (change: MessageChange, events: EventTexts) => {
-          if (change.seq <= seen) return;
-          seen = change.seq;
-          const text = eventFor(filter, change, events);
-          if (text) send(text);
-        };
-        subscriber = {
-          offer(change, events) {
-            if (checkedBatch !== batch) {
-              checkedBatch = batch;
-              if (tooSlow()) return;
+        const pending: FilteredBatch[] = [];
+        let pendingChanges = 0;
+        const deliver = (batch: FilteredBatch) => {
+          if (batch.reset) {
+            send(batch.bytes());
+            seen = batch.last;
+            return;
+          }
+          if (batch.last <= seen) return;
+          const { events } = batch;
+          if (events.length > 0 && events[0]!.seq > seen) {
+            send(batch.bytes());
+          } else {
+            const fresh = events.filter((event) => event.seq > seen);
+            if (fresh.length > 0) {
+              send(concatBytes(fresh.map((event) => event.bytes)));
             }
-            if (live) return deliver(change, events);
-            pending.push([change, events]);
-            if (pending.length > MAX_PENDING) {
+          }
+          seen = batch.last;
+        };
+        const subscriber: Subscriber = {
+          offer(batch) {
+            if (tooSlow()) return;
+            if (live) return deliver(batch);
+            pending.push(batch);
+            pendingChanges += Math.max(1, batch.events.length);
+            if (pendingChanges > MAX_PENDING) {
               finish();
               controller.error(new Error("Subscriber too far behind"));
             }
           },
           heartbeat() {
-            if (!tooSlow()) send(encoder.encode(": keep-alive\n\n"));
+            if (!tooSlow()) send(KEEP_ALIVE);
           },
           end() {
-            flush();
             finish();
             controller.close();
           },
@@ -277,12 +415,12 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
             if (newest === undefined) await read();
           });
           if (done || closed) return;
-          subscribers.add(subscriber);
+          leave = join(filter, subscriber);
           const upTo = newest ?? 0;
-          send(encoder.encode(`retry: ${retryMs}\n\n`));
+          const start = `retry: ${retryMs}\n\n`;
           if (lastEventId === undefined) {
             seen = upTo;
-            send(encoder.encode(`id: ${upTo}\n\n`));
+            send(encoder.encode(`${start}id: ${upTo}\n\n`));
           } else {
             const range = await store.changeRange();
             const lost = lastEventId < range.oldest - 1 ||
@@ -290,23 +428,30 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
               lastEventId > Math.max(range.newest, upTo);
             if (lost) {
               seen = upTo;
-              send(encoder.encode(`event: reset\nid: ${upTo}\ndata: {}\n\n`));
+              send(
+                encoder.encode(
+                  `${start}event: reset\nid: ${upTo}\ndata: {}\n\n`,
+                ),
+              );
             } else {
               seen = lastEventId;
+              send(encoder.encode(start));
               for (;;) {
                 const changes = await store.changesAfter(seen, PAGE);
                 if (done) return;
+                const texts: Uint8Array[] = [];
                 for (const change of changes) {
-                  deliver(change, eventTexts(change));
+                  const bytes = eventFor(filter, eventTexts(change));
+                  if (bytes) texts.push(bytes);
+                  seen = change.seq;
                 }
+                if (texts.length > 0) send(concatBytes(texts));
                 if (changes.length < PAGE) break;
               }
             }
           }
           live = true;
-          for (const [change, events] of pending.splice(0)) {
-            deliver(change, events);
-          }
+          for (const batch of pending.splice(0)) deliver(batch);
         } catch (error) {
           finish();
           controller.error(error);
@@ -321,8 +466,18 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     get subscribers() {
       return subscribers.size;
     },
+    wake() {
+      if (closed || wakeTimer !== undefined || subscribers.size === 0) return;
+      // After the current task (the response to the write goes first).
+      wakeTimer = setTimeout(() => {
+        wakeTimer = undefined;
+        tick();
+      }, 0);
+      Deno.unrefTimer(wakeTimer);
+    },
     close() {
       closed = true;
+      clearTimeout(wakeTimer);
       clearInterval(pollTimer);
       clearInterval(heartbeatTimer);
       for (const subscriber of [...subscribers]) subscriber.end();
@@ -358,9 +513,9 @@ function eventTexts(change: MessageChange): EventTexts {
  */
 function eventFor(
   filter: MessageFilter,
-  change: MessageChange,
   events: EventTexts,
 ): Uint8Array | undefined {
+  const { change } = events;
   const matches = matchesFilter(filter, change.record);
   switch (change.kind) {
     case "created":

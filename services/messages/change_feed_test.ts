@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { createMemoryLog } from "../../lib/_test_memory_log.ts";
 import { type ChangeFeedOptions, createChangeFeed } from "./change_feed.ts";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";
@@ -129,6 +130,109 @@ Deno.test("createChangeFeed() closes a subscriber that does not read past its qu
   await reader.cancel();
 });
 
+Deno.test("createChangeFeed() sends a batch in one write, the same bytes to subscribers of one filter", async () => {
+  await using s = setup();
+  const [a, b, bob] = [{}, {}, { author: ["bob"] }].map((filter) =>
+    s.feed.subscribe(filter, undefined).getReader()
+  );
+  // Each stream's start: retry: and the id to resume from.
+  for (const reader of [a!, b!, bob!]) await readChunk(reader);
+  // Written before the feed's next poll: one batch.
+  await s.store.create({ author: "ada", message: "one" });
+  await s.store.create({ author: "bob", message: "two" });
+  await s.store.create({ author: "ada", message: "three" });
+  const [chunkA, chunkB, chunkBob] = await Promise.all(
+    [a!, b!, bob!].map(async (reader) => (await readChunk(reader))),
+  );
+  const text = (chunk: Uint8Array) => new TextDecoder().decode(chunk);
+  assert.equal(text(chunkA!).match(/^event: created$/gm)?.length, 3);
+  // Not equal bytes: the very same array, encoded once for both.
+  assert.equal(chunkA, chunkB);
+  assert.equal(
+    text(chunkBob!),
+    'event: created\nid: 2\ndata: {"id":2,"author":"bob","message":"two"}\n\n',
+  );
+  for (const reader of [a!, b!, bob!]) await reader.cancel();
+});
+
+Deno.test("createChangeFeed() spaces its batches to keep writes under writesPerSecond", async () => {
+  // One subscriber, 2 writes a second: a batch at most every 500 ms.
+  await using s = setup({ writesPerSecond: 2, maxBatchMs: 1000 });
+  const reader = s.feed.subscribe({}, undefined).getReader();
+  await readChunk(reader);
+  await s.store.create({ author: "a", message: "first" });
+  // After a quiet spell, a change goes out at once.
+  const first = new TextDecoder().decode(await readChunk(reader));
+  assert.match(first, /^id: 1$/m);
+  for (let i = 0; i < 5; i++) {
+    await s.store.create({ author: "a", message: `m${i}` });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  // The feed polls every ms: unspaced, these would be 5 writes.
+  const next = new TextDecoder().decode(await readChunk(reader));
+  assert.equal(next.match(/^event: created$/gm)?.length, 5, next);
+  await reader.cancel();
+});
+
+Deno.test("createChangeFeed() sends reset when changes it had not read were forgotten", async () => {
+  await using s = setup();
+  const events = s.subscribe();
+  await events.opened();
+  await s.store.create({ author: "a", message: "one" });
+  await s.store.create({ author: "a", message: "two" });
+  await s.store.create({ author: "a", message: "three" });
+  // As another process would, with a smaller keep, before this feed reads them.
+  await s.store.forgetChanges(2);
+  const reset = await events.next();
+  assert.deepEqual([reset.event, reset.id], ["reset", "3"]);
+  await s.store.create({ author: "a", message: "four" });
+  const next = await events.next();
+  assert.deepEqual([next.event, next.id], ["created", "4"]);
+  await events.cancel();
+});
+
+Deno.test("createChangeFeed() sends reset when the numbering of the changes goes back", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "change-feed-rewind-" });
+  const path = `${dir}/messages.sqlite3`;
+  const store = openSqliteMessageStore(path);
+  const feed = createChangeFeed({ store, log: createMemoryLog(), pollMs: 1 });
+  try {
+    const events = readEvents(feed.subscribe({}, undefined));
+    await events.opened();
+    for (const message of ["one", "two", "three"]) {
+      await store.create({ author: "a", message });
+    }
+    assert.equal((await events.take(3)).at(-1)!.id, "3");
+    // Another tool empties the change table and its numbering.
+    const other = new DatabaseSync(path);
+    other.exec(`DELETE FROM message_changes;
+      DELETE FROM sqlite_sequence WHERE name = 'message_changes'`);
+    other.close();
+    const reset = await events.next();
+    assert.deepEqual([reset.event, reset.id], ["reset", "0"]);
+    await store.create({ author: "a", message: "four" });
+    const next = await events.next();
+    assert.deepEqual([next.event, next.id], ["created", "1"]);
+    await events.cancel();
+  } finally {
+    feed.close();
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("createChangeFeed() reads at once when woken by a write", async () => {
+  // The poll would not come within the test.
+  await using s = setup({ pollMs: 60_000 });
+  const events = s.subscribe();
+  await events.opened();
+  await s.store.create({ author: "a", message: "one" });
+  s.feed.wake();
+  const created = await events.next(1000);
+  assert.deepEqual([created.event, created.id], ["created", "1"]);
+  await events.cancel();
+});
+
 Deno.test("createChangeFeed() sends a comment line to idle streams", async () => {
   await using s = setup({ heartbeatMs: 20 });
   const idle = s.subscribe();
@@ -147,6 +251,26 @@ Deno.test("createChangeFeed() ends every stream on close", async () => {
   await assert.rejects(() => events.next(), /stream ended/);
   await store.close();
 });
+
+/**
+ * The next chunk of a stream; a timer keeps the test alive meanwhile (the feed's
+ * own timers do not).
+ */
+async function readChunk(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<Uint8Array> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("no chunk in time")), 3000);
+  });
+  try {
+    const { value } = await Promise.race([reader.read(), timeout]);
+    if (value === undefined) throw new Error("stream ended");
+    return value;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 async function waitUntil(
   check: () => boolean | Promise<boolean>,

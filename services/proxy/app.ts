@@ -238,9 +238,10 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   const relayed = (request: Request, route: ProxyRoute, parsed: URL) => {
     const added = additions.of(route.name);
     const target = added ? additions.targetHref(added, parsed) : parsed;
-    // The query may hold the client's keys, or the route's: not logged.
+    // The query may hold the client's keys, or the route's: not logged. The origin is
+    // the route's (resolveTarget checked it), cheaper than parsing it out again.
     log.debug(
-      `${request.method} on route "${route.name}" to ${parsed.origin}${parsed.pathname}${
+      `${request.method} on route "${route.name}" to ${route.origin}${parsed.pathname}${
         parsed.search || added?.query.length ? "?…" : ""
       }`,
     );

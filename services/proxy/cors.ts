@@ -185,6 +185,8 @@ export function preflight(
  * Adds `names` (lower case) to the `Access-Control-Expose-Headers` of `headers`,
  * creating it when absent (`*` is left alone): the rate-limit headers, which a page
  * must read on every response of a limited route, the proxy's own included.
+ * `headers` is a `Headers` or a list of pairs (the list changed in place, its pairs
+ * replaced rather than changed).
  *
  * @example
  * ```ts
@@ -193,10 +195,21 @@ export function preflight(
  * headers.get("access-control-expose-headers"); // "retry-after"
  * ```
  */
-export function exposeOn(headers: Headers, names: readonly string[]): void {
-  const exposed = headers.get(EXPOSE_HEADERS);
-  if (exposed === null) headers.set(EXPOSE_HEADERS, names.join(", "));
-  else if (exposed.trim() !== "*") {
-    headers.set(EXPOSE_HEADERS, alsoNaming(exposed, names));
+export function exposeOn(
+  headers: Headers | [string, string][],
+  names: readonly string[],
+): void {
+  if (headers instanceof Headers) {
+    const exposed = headers.get(EXPOSE_HEADERS);
+    if (exposed === null) headers.set(EXPOSE_HEADERS, names.join(", "));
+    else if (exposed.trim() !== "*") {
+      headers.set(EXPOSE_HEADERS, alsoNaming(exposed, names));
+    }
+    return;
+  }
+  const at = headers.findIndex(([name]) => name === EXPOSE_HEADERS);
+  if (at < 0) headers.push([EXPOSE_HEADERS, names.join(", ")]);
+  else if (headers[at]![1].trim() !== "*") {
+    headers[at] = [EXPOSE_HEADERS, alsoNaming(headers[at]![1], names)];
   }
 }

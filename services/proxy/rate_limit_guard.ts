@@ -77,6 +77,12 @@ export interface RateLimitGuard {
     route: ProxyRoute,
     count: RateCount | undefined,
   ): Response;
+  /**
+   * The `RateLimit-Policy` and `RateLimit` pairs of {@linkcode decorate}, for a
+   * response still to be made (cheaper than setting them on a `Response`, whose
+   * headers Deno then builds twice); none when `route` has no limit.
+   */
+  pairs(route: ProxyRoute, count: RateCount | undefined): [string, string][];
 }
 
 /**
@@ -144,13 +150,8 @@ export function createRateLimitGuard(
     exposeOn(headers, RATE_LIMIT_HEADERS);
     return Response.json({ message }, { status: 429, headers });
   };
-  const decorate = (
-    response: Response,
-    route: ProxyRoute,
-    count: RateCount | undefined,
-  ): Response => {
-    const limits = limitsOf(route.name);
-    if (limits === undefined) return response;
+  /** The `RateLimit` value of `limits` for a request counted `count`. */
+  const stateOf = (limits: RouteLimits, count: RateCount | undefined) => {
     let state = count === undefined ? "" : remaining("client", count);
     if (limits.upstream !== undefined) {
       const upstream = remaining(
@@ -159,6 +160,27 @@ export function createRateLimitGuard(
       );
       state = state === "" ? upstream : `${state}, ${upstream}`;
     }
+    return state;
+  };
+  const pairs = (
+    route: ProxyRoute,
+    count: RateCount | undefined,
+  ): [string, string][] => {
+    const limits = limitsOf(route.name);
+    if (limits === undefined) return [];
+    const state = stateOf(limits, count);
+    return state === ""
+      ? [["ratelimit-policy", limits.policy]]
+      : [["ratelimit-policy", limits.policy], ["ratelimit", state]];
+  };
+  const decorate = (
+    response: Response,
+    route: ProxyRoute,
+    count: RateCount | undefined,
+  ): Response => {
+    const limits = limitsOf(route.name);
+    if (limits === undefined) return response;
+    const state = stateOf(limits, count);
     let target = response;
     try {
       target.headers.set("ratelimit-policy", limits.policy);
@@ -173,6 +195,7 @@ export function createRateLimitGuard(
   };
   return {
     decorate,
+    pairs,
     limits: (name) => limitsOf(name) !== undefined,
     admit(request, peer, route) {
       const client = limitsOf(route.name)?.client;

@@ -143,6 +143,59 @@ Deno.test("rate limits: the upstream ceiling counts upstream requests of all cli
   assert.equal(log.at("WARNING").length, 1);
 });
 
+Deno.test("rate limits: relayed responses carry the proxy's headers, not the upstream's", async (t) => {
+  let failing = false;
+  const { get } = setup({
+    rateLimits: { limit: parseRateLimit("5/1m") },
+    allowOrigin: "https://page.example",
+    fetch: () =>
+      failing
+        ? Promise.reject(new TypeError("connection refused"))
+        : Promise.resolve(
+          new Response("ok", {
+            headers: {
+              "ratelimit": '"upstream-own";r=7;t=9',
+              "ratelimit-policy": '"upstream-own";q=8;w=9',
+              "x-total": "3",
+            },
+          }),
+        ),
+  });
+  await t.step("an upstream's own RateLimit headers are replaced", async () => {
+    const response = await get("/api/x");
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("ratelimit"), '"client";r=4;t=60');
+    assert.equal(
+      response.headers.get("ratelimit-policy"),
+      '"client";q=5;w=60',
+    );
+    assert.deepEqual(
+      (response.headers.get("access-control-expose-headers") ?? "").split(
+        ", ",
+      ).sort(),
+      [
+        "content-type",
+        "ratelimit",
+        "ratelimit-policy",
+        "retry-after",
+        "x-total",
+      ],
+    );
+    await response.text();
+  });
+  await t.step("the relay's 502 carries them too", async () => {
+    failing = true;
+    const response = await get("/api/x");
+    assert.equal(response.status, 502);
+    assert.equal(response.headers.get("ratelimit"), '"client";r=3;t=60');
+    assert.equal(
+      response.headers.get("access-control-expose-headers"),
+      "ratelimit, ratelimit-policy, retry-after",
+    );
+    await response.body?.cancel();
+  });
+});
+
 Deno.test("rate limits: behind a trusted proxy, X-Forwarded-For names the client", async () => {
   const { get } = setup({
     rateLimits: {

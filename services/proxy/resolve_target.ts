@@ -101,8 +101,16 @@ function splitUrl(url: string): { path: string; query: string } {
     : { path: target.slice(0, question), query: target.slice(question) };
 }
 
+/**
+ * A rest of a path that cannot escape: segments of unreserved characters (RFC 3986
+ * 2.3) not starting with a dot, an optional trailing slash. Most paths are such;
+ * they skip the checks below.
+ */
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*\/?$/;
+
 /** Returns why the rest of a path could escape the base path, or `undefined`. */
 function escapeProblem(rest: string): string | undefined {
+  if (PLAIN_PATH.test(rest)) return undefined;
   let layer = rest;
   for (let depth = 0; depth <= DECODE_LAYERS; depth++) {
     if (/%(2f|5c)/i.test(layer)) {

@@ -5,7 +5,14 @@
  * @module
  */
 import { HttpError, InfluxDB } from "@influxdata/influxdb-client";
+import { responseBytes } from "../../lib/bounded_body.ts";
 import type { TsdbTarget } from "./tsdb_target.ts";
+
+/**
+ * Bound on the bytes of the store's reply, decoded: a reason naming lines is a few
+ * KB; a reply over it rejects with a `BodyTooLargeError` (the points are kept).
+ */
+export const MAX_STORE_REPLY_BYTES = 1024 * 1024;
 
 /** The store's answer to one batch. */
 export interface StoreReply {
@@ -17,7 +24,8 @@ export interface StoreReply {
 
 /**
  * Sends `lines` once, without retrying (the writer's buffer retries). Resolves with
- * the store's reply; rejects on a network error or when `signal` aborts.
+ * the store's reply; rejects on a network error, a reply body over
+ * {@linkcode MAX_STORE_REPLY_BYTES} or when `signal` aborts.
  */
 export type SendLines = (
   lines: readonly string[],
@@ -45,13 +53,16 @@ export function createLineSender(target: TsdbTarget): SendLines {
     return async (lines, signal) => {
       const response = await fetch(target.url, {
         method: "POST",
-        headers: target.headers,
+        // Deno's fetch decodes the codings it asked for itself; asked for none, a
+        // coded reply comes as it is and is decoded here within the bound.
+        headers: { "accept-encoding": "identity", ...target.headers },
         body: lines.join("\n"),
         // A redirect would carry the store's credentials elsewhere: it is an answer.
         redirect: "manual",
         signal,
       });
-      return { status: response.status, text: await response.text() };
+      const bytes = await responseBytes(response, MAX_STORE_REPLY_BYTES);
+      return { status: response.status, text: new TextDecoder().decode(bytes) };
     };
   }
   return async (lines, signal) => {

@@ -56,7 +56,7 @@ export async function bomb(
 /** What a hostile upstream serves at a path: a bomb, or an endless plain body. */
 export type HostileBody =
   | { coding: BombCoding; bytes: Uint8Array<ArrayBuffer> }
-  | { endless: true };
+  | { endless: true; status?: number };
 
 /** A body of zeros that never ends (64 KiB parts), with no `Content-Length`. */
 export function endlessBody(): ReadableStream<Uint8Array> {
@@ -86,6 +86,7 @@ export function startBombUpstream(
       }
       if ("endless" in found) {
         return new Response(endlessBody(), {
+          status: found.status ?? 200,
           headers: { "content-type": "application/json" },
         });
       }

@@ -1,7 +1,7 @@
 /**
  * The `collector` role through `main.ts` against peers answering bodies without
- * end: the weather API and the time-series store answering 1 GiB bombs (br and
- * gzip) and an endless plain body. Each call fails with an error naming the bound,
+ * end: the weather API and the time-series store (v1, and v2 refusing with an
+ * endless JSON body) answering 1 GiB bombs (br and gzip) and an endless plain body. Each call fails with an error naming the bound,
  * the points are kept for retry, and the resident size stays under MAX_RESIDENT_MB.
  */
 import assert from "node:assert/strict";
@@ -91,3 +91,34 @@ for (const [what, body] of BODIES) {
     }
   });
 }
+
+Deno.test("main.ts collector keeps its points when a v2 store refuses with an endless JSON body, in bounded memory", async () => {
+  // The v2 client library held a JSON error reply whole.
+  const storeUpstream = startBombUpstream({
+    "api/v2/write": { endless: true, status: 400 },
+  });
+  const weather = startWeatherStandIn();
+  const main = startMain(["collector"], {
+    env: {
+      TSDB_HOST: "127.0.0.1",
+      TSDB_PORT: String(new URL(storeUpstream.url).port),
+      TSDB_API: "v2",
+      TSDB_TOKEN: "t0k",
+      WEATHER_BASE_URL: weather.url,
+      WEATHER_API_KEY: "k3y",
+      PRESSURE_SENSOR: "none",
+    },
+  });
+  try {
+    await main.waitFor(
+      /\[WARNING\] Time-series store http:\/\/127\.0\.0\.1:\d+\/api\/v2\/write\?org=&bucket=home&precision=ms unavailable: The response body is over 1048576 bytes; keeping the points for retry$/,
+    );
+    assert.ok(storeUpstream.requests.includes("POST /api/v2/write"));
+    const peak = await peakResidentMb(main.child.pid);
+    assert.ok(peak < MAX_RESIDENT_MB, `peak resident size ${peak} MB`);
+  } finally {
+    await main.stop("SIGTERM");
+    await weather.close();
+    await storeUpstream.stop();
+  }
+});

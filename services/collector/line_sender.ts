@@ -1,10 +1,9 @@
 /**
  * Sends one batch of line protocol to the time-series store: a plain POST to the v1
- * `/write` path, or the write API of `@influxdata/influxdb-client` for v2.
+ * `/write` path or the v2 `/api/v2/write` path, its reply read within a bound.
  *
  * @module
  */
-import { HttpError, InfluxDB } from "@influxdata/influxdb-client";
 import { responseBytes } from "../../lib/bounded_body.ts";
 import type { TsdbTarget } from "./tsdb_target.ts";
 
@@ -49,44 +48,41 @@ export type SendLines = (
  * ```
  */
 export function createLineSender(target: TsdbTarget): SendLines {
-  if (target.api === "v1") {
-    return async (lines, signal) => {
-      const response = await fetch(target.url, {
-        method: "POST",
-        // Deno's fetch decodes the codings it asked for itself; asked for none, a
-        // coded reply comes as it is and is decoded here within the bound.
-        headers: { "accept-encoding": "identity", ...target.headers },
-        body: lines.join("\n"),
-        // A redirect would carry the store's credentials elsewhere: it is an answer.
-        redirect: "manual",
-        signal,
-      });
-      const bytes = await responseBytes(response, MAX_STORE_REPLY_BYTES);
-      return { status: response.status, text: new TextDecoder().decode(bytes) };
-    };
-  }
+  const { url, headers } = target.api === "v1" ? target : v2Request(target);
   return async (lines, signal) => {
-    // One short-lived write API per batch: no timers or buffers of its own outlive
-    // the call, and the library never retries (maxRetries 0) or logs (writeFailed).
-    const writeApi = new InfluxDB({
-      url: target.root,
-      token: target.token,
-      transportOptions: { signal },
-    }).getWriteApi(target.org, target.bucket, "ms", {
-      batchSize: lines.length + 1,
-      flushInterval: 0,
-      maxRetries: 0,
-      writeFailed: (error) => Promise.reject(error),
+    const response = await fetch(url, {
+      method: "POST",
+      // Deno's fetch decodes the codings it asked for itself; asked for none, a
+      // coded reply comes as it is and is decoded here within the bound.
+      headers: { "accept-encoding": "identity", ...headers },
+      body: lines.join("\n"),
+      // A redirect would carry the store's credentials elsewhere: it is an answer.
+      redirect: "manual",
+      signal,
     });
-    writeApi.writeRecords([...lines]);
-    try {
-      await writeApi.close();
-      return { status: 204, text: "" };
-    } catch (error) {
-      if (error instanceof HttpError) {
-        return { status: error.statusCode, text: error.body ?? "" };
-      }
-      throw error;
-    }
+    const bytes = await responseBytes(response, MAX_STORE_REPLY_BYTES);
+    const text = new TextDecoder().decode(bytes);
+    // InfluxDB 2 may give its reason in a header only.
+    return {
+      status: response.status,
+      text: text || (response.headers.get("x-influxdb-error") ?? ""),
+    };
   };
+}
+
+/**
+ * The v2 write request, as `@influxdata/influxdb-client`'s write API sends it (its
+ * transport held a JSON error reply whole, without a bound).
+ */
+function v2Request(
+  target: Extract<TsdbTarget, { api: "v2" }>,
+): { url: string; headers: Record<string, string> } {
+  const query = `org=${encodeURIComponent(target.org)}&bucket=${
+    encodeURIComponent(target.bucket)
+  }&precision=ms`;
+  const headers: Record<string, string> = {
+    "Content-Type": "text/plain; charset=utf-8",
+  };
+  if (target.token) headers.Authorization = `Token ${target.token}`;
+  return { url: `${target.root}/api/v2/write?${query}`, headers };
 }

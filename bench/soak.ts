@@ -7,7 +7,9 @@
  * and open file descriptors are read from `/proc` after 10 % of the requests and at
  * the end; the end over the 10 % mark is the ratio (target at most 1.15, and the
  * same number of descriptors give or take 5). `SOAK_REQUESTS=20000` makes a short
- * smoke run; `SOAK_ROLES=messages,proxy` runs some roles only.
+ * smoke run; `SOAK_ROLES=messages,proxy` runs some roles only;
+ * `SOAK_V8_FLAGS=--max-semi-space-size=2` runs the roles with V8 flags (as
+ * `DENO_V8_FLAGS`, which the deploy units set on a small device).
  *
  * @module
  */
@@ -37,14 +39,19 @@ interface SoakTarget {
   stop?: () => Promise<void>;
 }
 
-type Starter = (dir: string) => Promise<SoakTarget>;
+/** Starts a role; `roleEnv` goes into its environment (`DENO_V8_FLAGS`). */
+type Starter = (
+  dir: string,
+  roleEnv: Record<string, string>,
+) => Promise<SoakTarget>;
 
 const STARTERS: Record<string, Starter> = {
-  async messages(dir) {
+  async messages(dir, roleEnv) {
     const port = freePort();
     const process = spawnDeno(MAIN, ["messages"], {
       cwd: ROOT,
       env: {
+        ...roleEnv,
         MESSAGES_HOST: "127.0.0.1",
         MESSAGES_PORT: String(port),
         MESSAGES_DB: `${dir}/messages.sqlite3`,
@@ -79,7 +86,7 @@ const STARTERS: Record<string, Starter> = {
     };
   },
 
-  async proxy() {
+  async proxy(_dir, roleEnv) {
     let served = 0;
     const upstream = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen: () => {} },
@@ -92,6 +99,7 @@ const STARTERS: Record<string, Starter> = {
     const process = spawnDeno(MAIN, ["proxy"], {
       cwd: ROOT,
       env: {
+        ...roleEnv,
         PROXY_HOST: "127.0.0.1",
         PROXY_PORT: String(port),
         PROXY_ROUTES: `up=http://127.0.0.1:${upstream.addr.port}/api`,
@@ -117,7 +125,7 @@ const STARTERS: Record<string, Starter> = {
     };
   },
 
-  async notifier() {
+  async notifier(_dir, roleEnv) {
     const target = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen: () => {} },
       async (request) => {
@@ -129,6 +137,7 @@ const STARTERS: Record<string, Starter> = {
     const process = spawnDeno(MAIN, ["notifier"], {
       cwd: ROOT,
       env: {
+        ...roleEnv,
         NOTIFIER_HOST: "127.0.0.1",
         NOTIFIER_PORT: String(port),
         NOTIFIER_URLS: `json://127.0.0.1:${target.addr.port}/hook`,
@@ -148,11 +157,12 @@ const STARTERS: Record<string, Starter> = {
     };
   },
 
-  async "data-api"() {
+  async "data-api"(_dir, roleEnv) {
     const port = freePort();
     const process = spawnDeno(MAIN, ["data-api"], {
       cwd: ROOT,
       env: {
+        ...roleEnv,
         DATA_API_TOKEN: DATA_TOKEN,
         DATA_API_HOST: "127.0.0.1",
         DATA_API_PORT: String(port),
@@ -171,7 +181,7 @@ const STARTERS: Record<string, Starter> = {
     };
   },
 
-  async table() {
+  async table(_dir, roleEnv) {
     // A stand-in data API: the table's upstream.
     const records = JSON.stringify(
       Array.from({ length: 20 }, (_, i) => ({
@@ -191,6 +201,7 @@ const STARTERS: Record<string, Starter> = {
     const process = spawnDeno(MAIN, ["table"], {
       cwd: ROOT,
       env: {
+        ...roleEnv,
         API_URL: `http://127.0.0.1:${dataApi.addr.port}/data`,
         API_KEY: DATA_TOKEN,
         TABLE_HOST: "127.0.0.1",
@@ -221,8 +232,13 @@ function usage(pid: number): { rssMb: number; fds: number } {
 /** Lets the role finish what the load left (closing connections) before a reading. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 2000));
 
-async function soak(name: string, total: number, dir: string): Promise<void> {
-  const target = await STARTERS[name]!(dir);
+async function soak(
+  name: string,
+  total: number,
+  dir: string,
+  roleEnv: Record<string, string>,
+): Promise<void> {
+  const target = await STARTERS[name]!(dir, roleEnv);
   try {
     const pid = target.process.child.pid;
     const first = Math.max(1, Math.round(total / 10));
@@ -286,9 +302,14 @@ export async function run(): Promise<void> {
       );
     }
   }
+  const v8Flags = Deno.env.get("SOAK_V8_FLAGS");
+  const roleEnv: Record<string, string> = v8Flags
+    ? { DENO_V8_FLAGS: v8Flags }
+    : {};
+  if (v8Flags) console.log(`soak: roles run with DENO_V8_FLAGS=${v8Flags}`);
   const dir = await Deno.makeTempDir({ prefix: "bench-soak-" });
   try {
-    for (const name of names) await soak(name, total, dir);
+    for (const name of names) await soak(name, total, dir, roleEnv);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

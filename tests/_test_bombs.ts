@@ -53,16 +53,42 @@ export async function bomb(
   return bytes;
 }
 
-/** An upstream serving `bombs[path]` with its `Content-Encoding`, at `/NAME`. */
+/** What a hostile upstream serves at a path: a bomb, or an endless plain body. */
+export type HostileBody =
+  | { coding: BombCoding; bytes: Uint8Array<ArrayBuffer> }
+  | { endless: true; status?: number };
+
+/** A body of zeros that never ends (64 KiB parts), with no `Content-Length`. */
+export function endlessBody(): ReadableStream<Uint8Array> {
+  const part = new Uint8Array(64 * 1024);
+  return new ReadableStream({
+    pull: (controller) => controller.enqueue(part),
+  });
+}
+
+/**
+ * An upstream serving `bombs[path]` at `/NAME` (a bomb with its `Content-Encoding`,
+ * or an endless body), to any method; `requests` counts what it was sent.
+ */
 export function startBombUpstream(
-  bombs: Record<string, { coding: BombCoding; bytes: Uint8Array<ArrayBuffer> }>,
-): { url: string; stop(): Promise<void> } {
+  bombs: Record<string, HostileBody>,
+): { url: string; requests: string[]; stop(): Promise<void> } {
+  const requests: string[] = [];
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    (request) => {
-      const found = bombs[new URL(request.url).pathname.slice(1)];
+    async (request) => {
+      await request.body?.cancel();
+      const path = new URL(request.url).pathname.slice(1);
+      requests.push(`${request.method} /${path}`);
+      const found = bombs[path];
       if (found === undefined) {
         return new Response("no such bomb", { status: 404 });
+      }
+      if ("endless" in found) {
+        return new Response(endlessBody(), {
+          status: found.status ?? 200,
+          headers: { "content-type": "application/json" },
+        });
       }
       return new Response(found.bytes, {
         headers: {
@@ -74,6 +100,7 @@ export function startBombUpstream(
   );
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
+    requests,
     stop: () => server.shutdown(),
   };
 }

@@ -52,6 +52,16 @@ export function checkTimeout(ms: number): number {
   return ms;
 }
 
+/** Returns `bytes` when it is a positive integer (a bound on a reply's bytes). */
+export function checkMaxBytes(bytes: number): number {
+  if (!(Number.isInteger(bytes) && bytes > 0)) {
+    throw new TypeError(
+      `Invalid maxReplyBytes "${bytes}": expected a positive whole number of bytes`,
+    );
+  }
+  return bytes;
+}
+
 /** Returns `value` when it is an integer (a visibility, for instance). */
 export function checkInteger(label: string, value: number): number {
   if (!Number.isInteger(value)) {

@@ -5,10 +5,11 @@
  */
 import { GzaasError } from "./gzaas_error.ts";
 
-/** How requests are sent: the fetch to use and the time-out. */
+/** How requests are sent: the fetch to use, the time-out and the bound on a reply. */
 export interface Transport {
   fetch: typeof fetch;
   timeoutMs: number;
+  maxReplyBytes: number;
 }
 
 /** One call: what it is (for messages), where, how, and which statuses succeed. */
@@ -98,8 +99,16 @@ async function send(
       ...call.init,
       signal: controller.signal,
     });
-    return { status: response.status, text: await response.text() };
+    const bytes = await boundedBytes(response.body, transport.maxReplyBytes);
+    if (bytes === undefined) {
+      throw new GzaasError(
+        `Gzaas API answered ${call.what} with a body over ${transport.maxReplyBytes} bytes`,
+        { kind: "too-large", status: response.status },
+      );
+    }
+    return { status: response.status, text: new TextDecoder().decode(bytes) };
   } catch (error) {
+    if (error instanceof GzaasError) throw error;
     if (timedOut) {
       throw new GzaasError(
         `Gzaas API did not respond to ${call.what} within ${transport.timeoutMs} ms`,
@@ -115,6 +124,38 @@ async function send(
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * The bytes of `body`, or `undefined` as soon as they pass `maxBytes` (the rest is
+ * not read: the stream is cancelled). The library imports nothing outside its
+ * folder, so this is its own copy of the bounded read of `lib/bounded_body.ts`.
+ */
+async function boundedBytes(
+  body: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
+  if (body === null) return new Uint8Array(0);
+  const reader = body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    parts.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.length;
+  }
+  return bytes;
 }
 
 function aborted(what: string, reason: unknown): GzaasError {

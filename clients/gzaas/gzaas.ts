@@ -7,6 +7,7 @@ import {
   checkBaseUrl,
   checkHex,
   checkInteger,
+  checkMaxBytes,
   checkNumResults,
   checkText,
   checkTimeout,
@@ -28,6 +29,9 @@ export const GZAAS_DEFAULT_BASE_URL = "http://gzaas.com/api/v1";
 
 /** Default time-out of a call, in milliseconds. */
 export const GZAAS_DEFAULT_TIMEOUT_MS = 10_000;
+
+/** The default bound on the bytes of a reply's body: 4 MiB. */
+export const GZAAS_DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024;
 
 /**
  * Client of the styled-message (gzaas) API: lists fonts, styles and patterns, and
@@ -60,9 +64,9 @@ export class Gzaas {
   /**
    * Creates a client.
    *
-   * @param options base URL, fetch and time-out.
-   * @throws {TypeError} on a base URL that is not absolute or a time-out that is not
-   * a positive number.
+   * @param options base URL, fetch, time-out and bound on a reply's bytes.
+   * @throws {TypeError} on a base URL that is not absolute, a time-out that is not
+   * a positive number or a bound that is not a positive integer.
    * @example
    * ```ts
    * const gzaas = new Gzaas({ baseUrl: "http://127.0.0.1:8080/api/v1" });
@@ -77,6 +81,9 @@ export class Gzaas {
       fetch: (input, init) =>
         injected ? injected(input, init) : fetch(input, init),
       timeoutMs: checkTimeout(options.timeoutMs ?? GZAAS_DEFAULT_TIMEOUT_MS),
+      maxReplyBytes: checkMaxBytes(
+        options.maxReplyBytes ?? GZAAS_DEFAULT_MAX_REPLY_BYTES,
+      ),
     };
   }
 

@@ -9,6 +9,7 @@
  * - `http`: the server returned an error status (or `"valid": false`)
  * - `invalid-reply`: the reply is not the documented JSON
  * - `timeout`: no full reply within the client's `timeoutMs`
+ * - `too-large`: the reply's body is longer than the client's `maxReplyBytes`
  * - `network`: the server could not be reached
  * - `aborted`: the caller's `AbortSignal` fired
  */
@@ -16,6 +17,7 @@ export type GzaasErrorKind =
   | "http"
   | "invalid-reply"
   | "timeout"
+  | "too-large"
   | "network"
   | "aborted";
 

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
 import { freePort } from "../../tests/_test_helpers.ts";
+import {
+  bomb,
+  peakResidentMb,
+  startBombUpstream,
+} from "../../tests/_test_bombs.ts";
 import { Gzaas, GZAAS_DEFAULT_BASE_URL, GzaasError } from "./mod.ts";
 
 /** A request seen by the stand-in. */
@@ -437,5 +442,55 @@ Deno.test("Gzaas setters and arguments throw a TypeError when the value is inval
   );
   assert.throws(() => new Gzaas({ baseUrl: "gzaas.com" }), TypeError);
   assert.throws(() => new Gzaas({ timeoutMs: 0 }), TypeError);
+  for (const bad of [0, -1, 1.5, Infinity]) {
+    assert.throws(() => new Gzaas({ maxReplyBytes: bad }), TypeError);
+  }
   await assert.rejects(() => gzaas.create(""), TypeError);
+});
+
+Deno.test("Gzaas fails with kind too-large on a reply over maxReplyBytes, in bounded memory", async (t) => {
+  const api = startBombUpstream({
+    "api/v1/fonts": { coding: "br", bytes: await bomb("br", 1) },
+    "api/v1/styles": { coding: "gzip", bytes: await bomb("gzip", 1) },
+    "api/v1/patterns": { endless: true },
+  });
+  // The test process's own peak: it would pass 1 GiB reading a bomb whole.
+  const MAX_RESIDENT_MB = 400;
+  try {
+    const gzaas = new Gzaas({
+      baseUrl: `${api.url}/api/v1`,
+      timeoutMs: 60_000,
+    });
+    const cases: [string, () => Promise<unknown>, string][] = [
+      ["a 1 GiB br bomb", () => gzaas.listFonts(), "GET /fonts"],
+      ["a 1 GiB gzip bomb", () => gzaas.listStyles(), "GET /styles"],
+      ["an endless body", () => gzaas.listPatterns(), "GET /patterns"],
+    ];
+    for (const [what, call, name] of cases) {
+      await t.step(what, async () => {
+        const error = await rejection(call());
+        assert.equal(error.kind, "too-large");
+        assert.equal(error.status, 200);
+        assert.equal(
+          error.message,
+          `Gzaas API answered ${name} with a body over 4194304 bytes`,
+        );
+        const peak = await peakResidentMb(Deno.pid);
+        assert.ok(peak < MAX_RESIDENT_MB, `peak resident size ${peak} MB`);
+      });
+    }
+    await t.step("a smaller bound is the client's option", async () => {
+      const small = new Gzaas({
+        baseUrl: `${api.url}/api/v1`,
+        maxReplyBytes: 1000,
+      });
+      const error = await rejection(small.listPatterns());
+      assert.equal(
+        error.message,
+        "Gzaas API answered GET /patterns with a body over 1000 bytes",
+      );
+    });
+  } finally {
+    await api.stop();
+  }
 });

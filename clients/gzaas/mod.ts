@@ -25,6 +25,7 @@
 export {
   Gzaas,
   GZAAS_DEFAULT_BASE_URL,
+  GZAAS_DEFAULT_MAX_REPLY_BYTES,
   GZAAS_DEFAULT_TIMEOUT_MS,
 } from "./gzaas.ts";
 export {

@@ -61,4 +61,9 @@ export interface GzaasOptions {
   fetch?: typeof fetch;
   /** Longest wait for a whole reply, in milliseconds. @default 10000 */
   timeoutMs?: number;
+  /**
+   * Bound on the bytes of a reply's body (as `fetch` decodes it): a longer reply
+   * fails with a {@linkcode GzaasError} of kind `too-large`. @default 4194304 (4 MiB)
+   */
+  maxReplyBytes?: number;
 }

@@ -1,11 +1,17 @@
 /**
  * Sends one batch of line protocol to the time-series store: a plain POST to the v1
- * `/write` path, or the write API of `@influxdata/influxdb-client` for v2.
+ * `/write` path or the v2 `/api/v2/write` path, its reply read within a bound.
  *
  * @module
  */
-import { HttpError, InfluxDB } from "@influxdata/influxdb-client";
+import { responseBytes } from "../../lib/bounded_body.ts";
 import type { TsdbTarget } from "./tsdb_target.ts";
+
+/**
+ * Bound on the bytes of the store's reply, decoded: a reason naming lines is a few
+ * KB; a reply over it rejects with a `BodyTooLargeError` (the points are kept).
+ */
+export const MAX_STORE_REPLY_BYTES = 1024 * 1024;
 
 /** The store's response to one batch. */
 export interface StoreReply {
@@ -17,7 +23,8 @@ export interface StoreReply {
 
 /**
  * Sends `lines` once, without retrying (the writer's buffer retries). Resolves with
- * the store's reply; rejects on a network error or when `signal` aborts.
+ * the store's reply; rejects on a network error, a reply body over
+ * {@linkcode MAX_STORE_REPLY_BYTES} or when `signal` aborts.
  */
 export type SendLines = (
   lines: readonly string[],
@@ -41,41 +48,41 @@ export type SendLines = (
  * ```
  */
 export function createLineSender(target: TsdbTarget): SendLines {
-  if (target.api === "v1") {
-    return async (lines, signal) => {
-      const response = await fetch(target.url, {
-        method: "POST",
-        headers: target.headers,
-        body: lines.join("\n"),
-        // A redirect would carry the store's credentials elsewhere: it is a response.
-        redirect: "manual",
-        signal,
-      });
-      return { status: response.status, text: await response.text() };
-    };
-  }
+  const { url, headers } = target.api === "v1" ? target : v2Request(target);
   return async (lines, signal) => {
-    // One short-lived write API per batch: no timers or buffers of its own outlive
-    // the call, and the library never retries (maxRetries 0) or logs (writeFailed).
-    const writeApi = new InfluxDB({
-      url: target.root,
-      token: target.token,
-      transportOptions: { signal },
-    }).getWriteApi(target.org, target.bucket, "ms", {
-      batchSize: lines.length + 1,
-      flushInterval: 0,
-      maxRetries: 0,
-      writeFailed: (error) => Promise.reject(error),
+    const response = await fetch(url, {
+      method: "POST",
+      // Deno's fetch decodes the codings it asked for itself; asked for none, a
+      // coded reply comes as it is and is decoded here within the bound.
+      headers: { "accept-encoding": "identity", ...headers },
+      body: lines.join("\n"),
+      // A redirect would carry the store's credentials elsewhere: it is a response.
+      redirect: "manual",
+      signal,
     });
-    writeApi.writeRecords([...lines]);
-    try {
-      await writeApi.close();
-      return { status: 204, text: "" };
-    } catch (error) {
-      if (error instanceof HttpError) {
-        return { status: error.statusCode, text: error.body ?? "" };
-      }
-      throw error;
-    }
+    const bytes = await responseBytes(response, MAX_STORE_REPLY_BYTES);
+    const text = new TextDecoder().decode(bytes);
+    // InfluxDB 2 may give its reason in a header only.
+    return {
+      status: response.status,
+      text: text || (response.headers.get("x-influxdb-error") ?? ""),
+    };
   };
+}
+
+/**
+ * The v2 write request, as `@influxdata/influxdb-client`'s write API sends it (its
+ * transport held a JSON error reply whole, without a bound).
+ */
+function v2Request(
+  target: Extract<TsdbTarget, { api: "v2" }>,
+): { url: string; headers: Record<string, string> } {
+  const query = `org=${encodeURIComponent(target.org)}&bucket=${
+    encodeURIComponent(target.bucket)
+  }&precision=ms`;
+  const headers: Record<string, string> = {
+    "Content-Type": "text/plain; charset=utf-8",
+  };
+  if (target.token) headers.Authorization = `Token ${target.token}`;
+  return { url: `${target.root}/api/v2/write?${query}`, headers };
 }

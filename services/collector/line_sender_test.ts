@@ -35,7 +35,7 @@ Deno.test("createLineSender() posts v1 batches to /write with basic auth", async
   }
 });
 
-Deno.test("createLineSender() writes v2 batches through the client library's write API", async () => {
+Deno.test("createLineSender() posts v2 batches to /api/v2/write with the token", async () => {
   const store = startStore();
   try {
     const send = createLineSender(tsdbTarget({

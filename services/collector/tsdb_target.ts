@@ -6,9 +6,8 @@
  */
 
 /**
- * The write endpoint. v1 is posted as it is (`url` and `headers`); v2 goes through the
- * write API of `@influxdata/influxdb-client`, which takes the base URL, organisation,
- * bucket and token.
+ * The write endpoint. v1 is posted as it is (`url` and `headers`); v2 is posted to
+ * `/api/v2/write` under the base URL, with the organisation, bucket and token.
  */
 export type TsdbTarget = {
   readonly api: "v1";
@@ -78,7 +77,7 @@ export function tsdbTarget(options: TsdbTargetOptions): TsdbTarget {
   if (options.api === "v2") {
     const org = options.org ?? "";
     const bucket = options.bucket ?? options.database;
-    // The path the client library posts to.
+    // The path the line sender posts to.
     const query = new URLSearchParams({ org, bucket, precision: "ms" });
     return {
       api: "v2",

@@ -6,6 +6,7 @@
  */
 import { errorText, type Log } from "../../lib/log.ts";
 import { deadline } from "../../lib/deadline.ts";
+import { BodyTooLargeError, responseBytes } from "../../lib/bounded_body.ts";
 
 /** Where the UV index comes from: the retired `/data/2.5/uvi` (the default) or `/data/3.0/onecall`. */
 export type UviSource = "uvi" | "onecall";
@@ -26,6 +27,12 @@ export interface WeatherClientOptions {
   uviSource: UviSource;
   /** Time limit of one call, reply body included. */
   timeoutMs: number;
+  /**
+   * Bound on the bytes of one reply's body, decoded: past it the call fails (a
+   * forecast is about 16 KB; a few hundred bytes of br can decode to 1 GiB).
+   * @default 4 MiB
+   */
+  maxBytes?: number;
   /** Logger for replies that are not 200. */
   log: Log;
 }
@@ -33,7 +40,7 @@ export interface WeatherClientOptions {
 /**
  * The weather calls. Each resolves with the decoded JSON reply when the status is 200,
  * with `undefined` (after a WARNING) for any other status, and rejects on a network
- * error, a time-out or a reply that is not JSON.
+ * error, a time-out, a body over the bound or a reply that is not JSON.
  */
 export interface WeatherClient {
   /** `GET /data/2.5/weather?id=&appid=&units=metric`. */
@@ -68,6 +75,7 @@ export function createWeatherClient(
   options: WeatherClientOptions,
 ): WeatherClient {
   const base = options.baseUrl.replace(/\/+$/, "");
+  const maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
 
   async function get(
     path: string,
@@ -79,7 +87,12 @@ export function createWeatherClient(
     const limit = deadline(options.timeoutMs, signal);
     let body: string;
     try {
-      const response = await fetch(url, { signal: limit.signal });
+      const response = await fetch(url, {
+        // Deno's fetch decodes the codings it asked for itself; asked for none, a
+        // coded body comes as it is and is decoded here within the bound.
+        headers: { "accept-encoding": "identity" },
+        signal: limit.signal,
+      });
       if (response.status !== 200) {
         await response.body?.cancel();
         options.log.warn(
@@ -87,10 +100,16 @@ export function createWeatherClient(
         );
         return undefined;
       }
-      body = await response.text();
+      body = new TextDecoder().decode(await responseBytes(response, maxBytes));
     } catch (error) {
       // A stop, not a failure: the caller sees the abort reason and logs no ERROR.
       if (signal?.aborted) throw signal.reason;
+      if (error instanceof BodyTooLargeError) {
+        throw new Error(
+          `Weather call ${path} answered a body over ${maxBytes} bytes`,
+          { cause: error },
+        );
+      }
       if (limit.expired()) {
         throw new Error(
           `Weather call ${path} timed out after ${options.timeoutMs} ms`,

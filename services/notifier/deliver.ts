@@ -7,7 +7,7 @@
 import { backoffDelay, sleep } from "../../lib/backoff.ts";
 import { deadline } from "../../lib/deadline.ts";
 import { errorText } from "../../lib/log.ts";
-import { replyText } from "./reply_text.ts";
+import { BodyTooLargeError, responseBytes } from "../../lib/bounded_body.ts";
 import {
   type Message,
   scrub,
@@ -118,6 +118,13 @@ export function createDeliver(options: DeliverOptions): Deliver {
               `${target.service} did not respond within ${options.timeoutMs} ms`,
             );
           }
+          // Broken or hostile, not passing: asking again would read it again.
+          if (error instanceof BodyTooLargeError) {
+            return failed(
+              null,
+              `${target.service} answered a body over ${error.maxBytes} bytes`,
+            );
+          }
           failure = failed(
             null,
             `${target.service} unreachable: ${errorText(error)}`,
@@ -169,7 +176,10 @@ function cut(text: string, max: number): string {
   return chars.length <= max ? text : chars.slice(0, max).join("");
 }
 
-/** The most of a response body that is read: more than any service's needs. */
+/**
+ * The most of a response body that is read, decoded: more than any service's needs.
+ * A body over it fails the request with a `BodyTooLargeError`.
+ */
 const MAX_REPLY_BYTES = 256 * 1024;
 
 async function send(
@@ -179,12 +189,16 @@ async function send(
 ): Promise<UpstreamResponse> {
   const response = await fetchFn(request.url, {
     method: request.method,
-    headers: request.headers,
+    // Deno's fetch decodes the codings it asked for itself; asked for none, a coded
+    // body comes as it is and is decoded here within the bound.
+    headers: { "accept-encoding": "identity", ...request.headers },
     body: request.body,
     redirect: "manual",
     signal,
   });
-  const text = await replyText(response, MAX_REPLY_BYTES);
+  const text = new TextDecoder().decode(
+    await responseBytes(response, MAX_REPLY_BYTES),
+  );
   return {
     status: response.status,
     text,

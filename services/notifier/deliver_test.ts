@@ -331,7 +331,7 @@ Deno.test("createDeliver() sends to every chat even when one refuses", async () 
   }
 });
 
-Deno.test("createDeliver() reads only the start of an endless reply", async () => {
+Deno.test("createDeliver() fails on an endless reply at the bound, without retrying", async () => {
   const chunk = new Uint8Array(64 * 1024).fill(97);
   const api = standIn([
     () =>
@@ -347,8 +347,13 @@ Deno.test("createDeliver() reads only the start of an endless reply", async () =
       parseTargetUrl(`json://${new URL(api.url).host}/hook`),
       MESSAGE,
     );
-    assert.equal(delivery.ok, true, String(delivery.error));
-    assert.equal(delivery.reply!.length, 256 * 1024);
+    assert.deepEqual(delivery, {
+      target: `json://${new URL(api.url).host}/hook`,
+      ok: false,
+      status: null,
+      error: "JSON endpoint answered a body over 262144 bytes",
+    });
+    assert.equal(api.seen.length, 1);
   } finally {
     await api.close();
   }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
 import { TableFetchError } from "./table_fetch_error.ts";
 import { createTableSource } from "./table_source.ts";
 
@@ -159,5 +160,38 @@ Deno.test("createTableSource() gives up after timeoutMs", async () => {
   } finally {
     release();
     await server.shutdown();
+  }
+});
+
+Deno.test("createTableSource() clears its time limit once the reply is read", async () => {
+  // An `AbortSignal.timeout` per load kept its timer, and the request's state through
+  // its signal, until it fired: the role's memory grew with the request rate.
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout"] });
+  try {
+    const signals: AbortSignal[] = [];
+    let hang = false;
+    const loadTable = createTableSource({
+      apiUrl: "http://127.0.0.1:9/data",
+      timeoutMs: 1000,
+      fetch: (_input, init) => {
+        const signal = init!.signal!;
+        signals.push(signal);
+        if (!hang) return Promise.resolve(Response.json([{ a: 1 }]));
+        return new Promise((_resolve, reject) =>
+          signal.addEventListener("abort", () => reject(signal.reason))
+        );
+      },
+    });
+    await loadTable();
+    assert.equal(clock.countTimers(), 0);
+    hang = true;
+    const hung = assert.rejects(loadTable(), /did not answer within 1000 ms/);
+    assert.equal(clock.countTimers(), 1);
+    await clock.tickAsync(1000);
+    await hung;
+    assert.equal(signals[0]!.aborted, false);
+    assert.equal(clock.countTimers(), 0);
+  } finally {
+    clock.uninstall();
   }
 });

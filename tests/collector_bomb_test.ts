@@ -1,0 +1,124 @@
+/**
+ * The `collector` role through `main.ts` against peers answering bodies without
+ * end: the weather API and the time-series store (v1, and v2 refusing with an
+ * endless JSON body) answering 1 GiB bombs (br and gzip) and an endless plain body. Each call fails with an error naming the bound,
+ * the points are kept for retry, and the resident size stays under MAX_RESIDENT_MB.
+ */
+import assert from "node:assert/strict";
+import { startStore } from "../services/collector/_test_store.ts";
+import { startWeatherStandIn } from "../services/collector/_test_weather.ts";
+import { startMain } from "./_test_helpers.ts";
+import {
+  bomb,
+  type HostileBody,
+  peakResidentMb,
+  startBombUpstream,
+} from "./_test_bombs.ts";
+
+/** The bound on the collector's peak resident size, in MB (it starts near 90). */
+const MAX_RESIDENT_MB = 250;
+
+const BODIES: [string, () => Promise<HostileBody>][] = [
+  [
+    "a 1 GiB br bomb",
+    async () => ({ coding: "br", bytes: await bomb("br", 1) }),
+  ],
+  [
+    "a 1 GiB gzip bomb",
+    async () => ({ coding: "gzip", bytes: await bomb("gzip", 1) }),
+  ],
+  ["an endless body", () => Promise.resolve({ endless: true })],
+];
+
+for (const [what, body] of BODIES) {
+  Deno.test(`main.ts collector fails each weather call answering ${what}, in bounded memory`, async () => {
+    const hostile = await body();
+    const weather = startBombUpstream({
+      "data/2.5/weather": hostile,
+      "data/2.5/uvi": hostile,
+      "data/2.5/forecast": hostile,
+    });
+    const store = startStore();
+    const main = startMain(["collector"], {
+      env: {
+        TSDB_HOST: "127.0.0.1",
+        TSDB_PORT: String(store.port),
+        WEATHER_BASE_URL: weather.url,
+        WEATHER_API_KEY: "k3y",
+        PRESSURE_SENSOR: "none",
+      },
+    });
+    try {
+      for (const path of ["weather", "uvi", "forecast"]) {
+        await main.waitFor(
+          new RegExp(
+            `Weather call /data/2\\.5/${path} answered a body over 4194304 bytes`,
+          ),
+        );
+      }
+      const peak = await peakResidentMb(main.child.pid);
+      assert.ok(peak < MAX_RESIDENT_MB, `peak resident size ${peak} MB`);
+    } finally {
+      assert.equal(await main.stop("SIGTERM"), 0);
+      await weather.stop();
+      await store.close();
+    }
+  });
+
+  Deno.test(`main.ts collector keeps its points when the store answers ${what}, in bounded memory`, async () => {
+    const storeUpstream = startBombUpstream({ write: await body() });
+    const weather = startWeatherStandIn();
+    const main = startMain(["collector"], {
+      env: {
+        TSDB_HOST: "127.0.0.1",
+        TSDB_PORT: String(new URL(storeUpstream.url).port),
+        WEATHER_BASE_URL: weather.url,
+        WEATHER_API_KEY: "k3y",
+        PRESSURE_SENSOR: "none",
+      },
+    });
+    try {
+      await main.waitFor(
+        /\[WARNING\] Time-series store http:\/\/127\.0\.0\.1:\d+\/write\?db=home&precision=ms unavailable: The response body is over 1048576 bytes; keeping the points for retry$/,
+      );
+      assert.ok(storeUpstream.requests.includes("POST /write"));
+      const peak = await peakResidentMb(main.child.pid);
+      assert.ok(peak < MAX_RESIDENT_MB, `peak resident size ${peak} MB`);
+    } finally {
+      await main.stop("SIGTERM");
+      await weather.close();
+      await storeUpstream.stop();
+    }
+  });
+}
+
+Deno.test("main.ts collector keeps its points when a v2 store refuses with an endless JSON body, in bounded memory", async () => {
+  // The v2 client library held a JSON error reply whole.
+  const storeUpstream = startBombUpstream({
+    "api/v2/write": { endless: true, status: 400 },
+  });
+  const weather = startWeatherStandIn();
+  const main = startMain(["collector"], {
+    env: {
+      TSDB_HOST: "127.0.0.1",
+      TSDB_PORT: String(new URL(storeUpstream.url).port),
+      TSDB_API: "v2",
+      TSDB_TOKEN: "t0k",
+      WEATHER_BASE_URL: weather.url,
+      WEATHER_API_KEY: "k3y",
+      PRESSURE_SENSOR: "none",
+    },
+  });
+  try {
+    await main.waitFor(
+      /\[WARNING\] Time-series store http:\/\/127\.0\.0\.1:\d+\/api\/v2\/write\?org=&bucket=home&precision=ms unavailable: The response body is over 1048576 bytes; keeping the points for retry$/,
+    );
+    assert.ok(storeUpstream.requests.includes("POST /api/v2/write"));
+    const peak = await peakResidentMb(main.child.pid);
+    assert.ok(peak < MAX_RESIDENT_MB, `peak resident size ${peak} MB`);
+  } finally {
+    await main.stop("SIGTERM");
+    await weather.close();
+    await storeUpstream.stop();
+  }
+});

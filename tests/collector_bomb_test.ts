@@ -1,7 +1,7 @@
 /**
- * The `collector` role through `main.ts` against peers answering bodies without
+ * The `collector` role through `main.ts` against peers responding with bodies without
  * end: the weather API and the time-series store (v1, and v2 refusing with an
- * endless JSON body) answering 1 GiB bombs (br and gzip) and an endless plain body. Each call fails with an error naming the bound,
+ * endless JSON body) responding with 1 GiB bombs (br and gzip) and an endless plain body. Each call fails with an error naming the bound,
  * the points are kept for retry, and the resident size stays under MAX_RESIDENT_MB.
  */
 import assert from "node:assert/strict";
@@ -31,7 +31,7 @@ const BODIES: [string, () => Promise<HostileBody>][] = [
 ];
 
 for (const [what, body] of BODIES) {
-  Deno.test(`main.ts collector fails each weather call answering ${what}, in bounded memory`, async () => {
+  Deno.test(`main.ts collector fails each weather call whose response is ${what}, in bounded memory`, async () => {
     const hostile = await body();
     const weather = startBombUpstream({
       "data/2.5/weather": hostile,
@@ -52,7 +52,7 @@ for (const [what, body] of BODIES) {
       for (const path of ["weather", "uvi", "forecast"]) {
         await main.waitFor(
           new RegExp(
-            `Weather call /data/2\\.5/${path} answered a body over 4194304 bytes`,
+            `Weather call /data/2\\.5/${path} returned a body over 4194304 bytes`,
           ),
         );
       }
@@ -65,7 +65,7 @@ for (const [what, body] of BODIES) {
     }
   });
 
-  Deno.test(`main.ts collector keeps its points when the store answers ${what}, in bounded memory`, async () => {
+  Deno.test(`main.ts collector keeps its points when the store responds with ${what}, in bounded memory`, async () => {
     const storeUpstream = startBombUpstream({ write: await body() });
     const weather = startWeatherStandIn();
     const main = startMain(["collector"], {

@@ -1,5 +1,5 @@
 /**
- * The `notifier` role through `main.ts` against a target answering a body without
+ * The `notifier` role through `main.ts` against a target responding with a body without
  * end: 1 GiB bombs (br and gzip) and an endless plain body. The note fails with an
  * error naming the bound (not retried), and the resident size stays under
  * MAX_RESIDENT_MB.
@@ -29,7 +29,7 @@ const BODIES: [string, () => Promise<HostileBody>][] = [
 ];
 
 for (const [what, body] of BODIES) {
-  Deno.test(`main.ts notifier fails a note whose target answers ${what}, in bounded memory`, async () => {
+  Deno.test(`main.ts notifier fails a note whose target responds with ${what}, in bounded memory`, async () => {
     const target = startBombUpstream({ hook: await body() });
     const host = new URL(target.url).host;
     const port = freePort();
@@ -49,7 +49,7 @@ for (const [what, body] of BODIES) {
         target: `json://${host}/hook`,
         ok: false,
         status: null,
-        error: "JSON endpoint answered a body over 262144 bytes",
+        error: "JSON endpoint returned a body over 262144 bytes",
       }]);
       assert.deepEqual(target.requests, ["POST /hook"]);
       const peak = await peakResidentMb(main.child.pid);

@@ -102,7 +102,7 @@ async function send(
     const bytes = await boundedBytes(response.body, transport.maxReplyBytes);
     if (bytes === undefined) {
       throw new GzaasError(
-        `Gzaas API answered ${call.what} with a body over ${transport.maxReplyBytes} bytes`,
+        `Gzaas API responded to ${call.what} with a body over ${transport.maxReplyBytes} bytes`,
         { kind: "too-large", status: response.status },
       );
     }

@@ -473,7 +473,7 @@ Deno.test("Gzaas fails with kind too-large on a reply over maxReplyBytes, in bou
         assert.equal(error.status, 200);
         assert.equal(
           error.message,
-          `Gzaas API answered ${name} with a body over 4194304 bytes`,
+          `Gzaas API responded to ${name} with a body over 4194304 bytes`,
         );
         const peak = await peakResidentMb(Deno.pid);
         assert.ok(peak < MAX_RESIDENT_MB, `peak resident size ${peak} MB`);
@@ -487,7 +487,7 @@ Deno.test("Gzaas fails with kind too-large on a reply over maxReplyBytes, in bou
       const error = await rejection(small.listPatterns());
       assert.equal(
         error.message,
-        "Gzaas API answered GET /patterns with a body over 1000 bytes",
+        "Gzaas API responded to GET /patterns with a body over 1000 bytes",
       );
     });
   } finally {

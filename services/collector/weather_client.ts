@@ -106,7 +106,7 @@ export function createWeatherClient(
       if (signal?.aborted) throw signal.reason;
       if (error instanceof BodyTooLargeError) {
         throw new Error(
-          `Weather call ${path} answered a body over ${maxBytes} bytes`,
+          `Weather call ${path} returned a body over ${maxBytes} bytes`,
           { cause: error },
         );
       }

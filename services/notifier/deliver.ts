@@ -122,7 +122,7 @@ export function createDeliver(options: DeliverOptions): Deliver {
           if (error instanceof BodyTooLargeError) {
             return failed(
               null,
-              `${target.service} answered a body over ${error.maxBytes} bytes`,
+              `${target.service} returned a body over ${error.maxBytes} bytes`,
             );
           }
           failure = failed(

@@ -351,7 +351,7 @@ Deno.test("createDeliver() fails on an endless reply at the bound, without retry
       target: `json://${new URL(api.url).host}/hook`,
       ok: false,
       status: null,
-      error: "JSON endpoint answered a body over 262144 bytes",
+      error: "JSON endpoint returned a body over 262144 bytes",
     });
     assert.equal(api.seen.length, 1);
   } finally {

@@ -185,7 +185,7 @@ Deno.test("createTableSource() clears its time limit once the reply is read", as
     await loadTable();
     assert.equal(clock.countTimers(), 0);
     hang = true;
-    const hung = assert.rejects(loadTable(), /did not answer within 1000 ms/);
+    const hung = assert.rejects(loadTable(), /did not respond within 1000 ms/);
     assert.equal(clock.countTimers(), 1);
     await clock.tickAsync(1000);
     await hung;

@@ -239,12 +239,15 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     const added = additions.of(route.name);
     const target = added ? additions.targetHref(added, parsed) : parsed;
     // The query may hold the client's keys, or the route's: not logged. The origin is
-    // the route's (resolveTarget checked it), cheaper than parsing it out again.
-    log.debug(
-      `${request.method} on route "${route.name}" to ${route.origin}${parsed.pathname}${
-        parsed.search || added?.query.length ? "?…" : ""
-      }`,
-    );
+    // the route's (resolveTarget checked it), cheaper than parsing it out again. Not
+    // built at all when DEBUG is off (the line, and the masking of the route's values).
+    if (log.enabled?.("debug") !== false) {
+      log.debug(
+        `${request.method} on route "${route.name}" to ${route.origin}${parsed.pathname}${
+          parsed.search || added?.query.length ? "?…" : ""
+        }`,
+      );
+    }
     return call(request, route, target);
   };
   // With the cache on, the same URLs come again and again: their resolutions are

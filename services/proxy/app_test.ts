@@ -497,3 +497,28 @@ Deno.test("createProxyApp() counts upstream requests, cache hits and refused ori
     assert.ok(text.includes(`${line}\n`), `${line} in:\n${text}`);
   }
 });
+
+Deno.test("createProxyApp() builds its per-request DEBUG line only when DEBUG is on", async () => {
+  for (const debugging of [false, true]) {
+    const log = createMemoryLog();
+    const asked: string[] = [];
+    const { app } = setup(undefined, {
+      log: {
+        ...log,
+        enabled: (level) => {
+          asked.push(level);
+          return level !== "debug" || debugging;
+        },
+      },
+    });
+    const response = await app.request("/api/items?key=1");
+    assert.equal(response.status, 200);
+    assert.deepEqual(asked, ["debug"]);
+    assert.deepEqual(
+      log.at("DEBUG"),
+      debugging
+        ? ['GET on route "api" to https://upstream.example/base/items?…']
+        : [],
+    );
+  }
+});

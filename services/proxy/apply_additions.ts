@@ -117,6 +117,7 @@ export function createAdditionsApplier(
     relayed: (route) => relayed.get(route),
     scrub,
     log: (log) => ({
+      enabled: log.enabled?.bind(log),
       debug: (message) => log.debug(scrub(message)),
       info: (message) => log.info(scrub(message)),
       warn: (message) => log.warn(scrub(message)),

@@ -234,22 +234,28 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
         ),
     })
     : upstream;
-  /** Relays `request` within `route` to `target`, with the route's additions. */
+  /** Relays `request` within `route` to `parsed`, its target (added parameters in). */
   const relayed = (request: Request, route: ProxyRoute, parsed: URL) => {
-    const added = additions.of(route.name);
-    const target = added ? additions.targetHref(added, parsed) : parsed;
     // The query may hold the client's keys, or the route's: not logged. The origin is
     // the route's (resolveTarget checked it), cheaper than parsing it out again. Not
     // built at all when DEBUG is off (the line, and the masking of the route's values).
     if (log.enabled?.("debug") !== false) {
       log.debug(
         `${request.method} on route "${route.name}" to ${route.origin}${parsed.pathname}${
-          parsed.search || added?.query.length ? "?…" : ""
+          parsed.search ? "?…" : ""
         }`,
       );
     }
-    return call(request, route, target);
+    return call(request, route, parsed);
   };
+  // A route's added parameters go into the target as it is resolved: the URL the
+  // client sends is parsed once, not once more with them.
+  const addQuery = options.additions?.size
+    ? (route: ProxyRoute, query: string) => {
+      const added = additions.of(route.name);
+      return added ? additions.query(added, query) : query;
+    }
+    : undefined;
   // With the cache on, the same URLs come again and again: their resolutions are
   // kept (a bounded few), which spares a hit a good part of its time.
   const resolved = new Map<string, ReturnType<typeof resolveTarget>>();
@@ -257,13 +263,13 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     ? (url: string) => {
       let resolution = resolved.get(url);
       if (resolution === undefined) {
-        resolution = resolveTarget(routes, url);
+        resolution = resolveTarget(routes, url, addQuery);
         if (resolved.size >= RESOLVED_URLS) resolved.clear();
         resolved.set(url, resolution);
       }
       return resolution;
     }
-    : (url: string) => resolveTarget(routes, url);
+    : (url: string) => resolveTarget(routes, url, addQuery);
   const cors = corsHeaders(allowOrigin);
   const allowed = [...RELAYED_METHODS, "OPTIONS"];
   const required = options.requireHeader?.length

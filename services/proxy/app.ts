@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { Context, Hono, type MiddlewareHandler } from "hono";
 import { healthCheck } from "../../lib/health_check.ts";
 import { jsonErrors } from "../../lib/json_errors.ts";
 import type { Log } from "../../lib/log.ts";
@@ -12,7 +12,7 @@ import { preview } from "../../lib/preview.ts";
 import { createRelay, type RelayAdditions } from "./relay.ts";
 import type { Http1Client } from "../../lib/http1/client.ts";
 import { createUpstream } from "../../lib/http1/upstream.ts";
-import { resolveTarget } from "./resolve_target.ts";
+import { type Resolution, resolveTarget } from "./resolve_target.ts";
 import { declaresBody } from "./_headers.ts";
 import type { ProxyRoute } from "./routes.ts";
 import {
@@ -291,9 +291,9 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     app.get("/readyz", () => withCors(readyzResponse(undefined), allowOrigin));
   }
   const errors = jsonErrors(log);
-  app.onError(async (error, c) =>
-    withCors(await errors(error, c), allowOrigin)
-  );
+  const failed = async (error: Error, c: Context) =>
+    withCors(await errors(error, c), allowOrigin);
+  app.onError(failed);
 
   const handle = (c: Context): Response | Promise<Response> => {
     const request = c.req.raw;
@@ -321,11 +321,19 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
         { status: 400, headers: cors },
       );
     }
+    return within(request, c.env, resolution);
+  };
+  /** A request resolved within a route: the checks past the path's, then the relay. */
+  const within = (
+    request: Request,
+    env: unknown,
+    resolution: Resolution & { kind: "target" },
+  ): Response | Promise<Response> => {
     const refused = required?.(request);
     if (refused) return refused;
     const route = resolution.route;
     if (guard?.limits(route.name)) {
-      const peer = (c.env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined)
+      const peer = (env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined)
         ?.remoteAddr?.hostname;
       const count = guard.admit(request, peer, route);
       if (count instanceof Response) return count;
@@ -369,6 +377,32 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     return relayed(request, route, parsed);
   };
   app.all("*", handle);
+  if (options.metrics || origins !== "*") return app;
+  // Without middleware, a request relayed within a route needs nothing of Hono's
+  // (its router, its context): it goes straight to the relay, and every other
+  // request (OPTIONS, HEAD, other methods, paths outside the routes, the health
+  // check) through Hono as before. A failure is handled as Hono handles one.
+  const routed = app.fetch;
+  app.fetch = (request, env, executionCtx) => {
+    if (!RELAYED_METHODS.includes(request.method)) {
+      return routed(request, env, executionCtx);
+    }
+    const resolution = resolve(request.url);
+    if (resolution.kind !== "target") {
+      return routed(request, env, executionCtx);
+    }
+    const failure = (error: unknown) => {
+      if (!(error instanceof Error)) throw error;
+      const path = app.getPath(request, { env });
+      return failed(error, new Context(request, { env, executionCtx, path }));
+    };
+    try {
+      const response = within(request, env, resolution);
+      return response instanceof Promise ? response.catch(failure) : response;
+    } catch (error) {
+      return failure(error);
+    }
+  };
   return app;
 }
 

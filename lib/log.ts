@@ -8,8 +8,16 @@
  */
 import { getLogger, type Logger } from "@logtape/logtape";
 
+/** The four levels of {@linkcode Log}, as its methods are named. */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
 /** A logger with the four levels of the product's log format. */
 export interface Log {
+  /**
+   * Whether a line at `level` would be written: a hot path checks it before it
+   * builds a line that is mostly dropped (DEBUG). Absent: every level is written.
+   */
+  enabled?(level: LogLevel): boolean;
   /** Log at DEBUG. */
   debug(message: string): void;
   /** Log at INFO. */
@@ -30,17 +38,27 @@ export interface Log {
  * ```ts
  * const log = createLog("forwarder");
  * log.info("sqs2http start");
+ * if (log.enabled?.("debug") !== false) log.debug(`state: ${JSON.stringify({})}`);
  * ```
  */
 export function createLog(...name: string[]): Log {
   const logger: Logger = getLogger(["homewire", ...name]);
   return {
+    enabled: (level) => logger.isEnabledFor(LOGTAPE_LEVELS[level]),
     debug: (message) => logger.debug("{message}", { message }),
     info: (message) => logger.info("{message}", { message }),
     warn: (message) => logger.warn("{message}", { message }),
     error: (message) => logger.error("{message}", { message }),
   };
 }
+
+/** LogTape's names of the levels of {@linkcode Log}. */
+const LOGTAPE_LEVELS = {
+  debug: "debug",
+  info: "info",
+  warn: "warning",
+  error: "error",
+} as const;
 
 /**
  * Returns the message of an unknown thrown value followed by the messages of its

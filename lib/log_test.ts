@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { errorText } from "./log.ts";
+import { reset } from "@logtape/logtape";
+import { createLog, errorText } from "./log.ts";
+import { configureLogging } from "./logging.ts";
 import { createMemoryLog } from "./_test_memory_log.ts";
 
 Deno.test("errorText() follows the cause chain without repeating a message", () => {
@@ -25,4 +27,33 @@ Deno.test("createMemoryLog() records lines by level", () => {
     level: "ERROR",
     message: "b",
   }]);
+});
+
+Deno.test("createLog().enabled() follows the configured level", async () => {
+  const lines: string[] = [];
+  const log = createLog("log-test");
+  try {
+    await configureLogging({
+      level: "WARNING",
+      format: "text",
+      write: (line) => lines.push(line),
+    });
+    assert.deepEqual(
+      (["debug", "info", "warn", "error"] as const).map((level) =>
+        log.enabled?.(level)
+      ),
+      [false, false, true, true],
+    );
+    await configureLogging({
+      level: "DEBUG",
+      format: "text",
+      write: (line) => lines.push(line),
+    });
+    assert.equal(log.enabled?.("debug"), true);
+    log.debug("seen");
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /DEBUG.*seen/);
+  } finally {
+    await reset();
+  }
 });

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { Context, Hono, type MiddlewareHandler } from "hono";
 import { healthCheck } from "../../lib/health_check.ts";
 import { jsonErrors } from "../../lib/json_errors.ts";
 import type { Log } from "../../lib/log.ts";
@@ -12,7 +12,7 @@ import { preview } from "../../lib/preview.ts";
 import { createRelay, type RelayAdditions } from "./relay.ts";
 import type { Http1Client } from "../../lib/http1/client.ts";
 import { createUpstream } from "../../lib/http1/upstream.ts";
-import { resolveTarget } from "./resolve_target.ts";
+import { type Resolution, resolveTarget } from "./resolve_target.ts";
 import { declaresBody } from "./_headers.ts";
 import type { ProxyRoute } from "./routes.ts";
 import {
@@ -234,19 +234,28 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
         ),
     })
     : upstream;
-  /** Relays `request` within `route` to `target`, with the route's additions. */
+  /** Relays `request` within `route` to `parsed`, its target (added parameters in). */
   const relayed = (request: Request, route: ProxyRoute, parsed: URL) => {
-    const added = additions.of(route.name);
-    const target = added ? additions.targetHref(added, parsed) : parsed;
     // The query may hold the client's keys, or the route's: not logged. The origin is
-    // the route's (resolveTarget checked it), cheaper than parsing it out again.
-    log.debug(
-      `${request.method} on route "${route.name}" to ${route.origin}${parsed.pathname}${
-        parsed.search || added?.query.length ? "?…" : ""
-      }`,
-    );
-    return call(request, route, target);
+    // the route's (resolveTarget checked it), cheaper than parsing it out again. Not
+    // built at all when DEBUG is off (the line, and the masking of the route's values).
+    if (log.enabled?.("debug") !== false) {
+      log.debug(
+        `${request.method} on route "${route.name}" to ${route.origin}${parsed.pathname}${
+          parsed.search ? "?…" : ""
+        }`,
+      );
+    }
+    return call(request, route, parsed);
   };
+  // A route's added parameters go into the target as it is resolved: the URL the
+  // client sends is parsed once, not once more with them.
+  const addQuery = options.additions?.size
+    ? (route: ProxyRoute, query: string) => {
+      const added = additions.of(route.name);
+      return added ? additions.query(added, query) : query;
+    }
+    : undefined;
   // With the cache on, the same URLs come again and again: their resolutions are
   // kept (a bounded few), which spares a hit a good part of its time.
   const resolved = new Map<string, ReturnType<typeof resolveTarget>>();
@@ -254,13 +263,13 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     ? (url: string) => {
       let resolution = resolved.get(url);
       if (resolution === undefined) {
-        resolution = resolveTarget(routes, url);
+        resolution = resolveTarget(routes, url, addQuery);
         if (resolved.size >= RESOLVED_URLS) resolved.clear();
         resolved.set(url, resolution);
       }
       return resolution;
     }
-    : (url: string) => resolveTarget(routes, url);
+    : (url: string) => resolveTarget(routes, url, addQuery);
   const cors = corsHeaders(allowOrigin);
   const allowed = [...RELAYED_METHODS, "OPTIONS"];
   const required = options.requireHeader?.length
@@ -282,9 +291,9 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     app.get("/readyz", () => withCors(readyzResponse(undefined), allowOrigin));
   }
   const errors = jsonErrors(log);
-  app.onError(async (error, c) =>
-    withCors(await errors(error, c), allowOrigin)
-  );
+  const failed = async (error: Error, c: Context) =>
+    withCors(await errors(error, c), allowOrigin);
+  app.onError(failed);
 
   const handle = (c: Context): Response | Promise<Response> => {
     const request = c.req.raw;
@@ -312,11 +321,19 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
         { status: 400, headers: cors },
       );
     }
+    return within(request, c.env, resolution);
+  };
+  /** A request resolved within a route: the checks past the path's, then the relay. */
+  const within = (
+    request: Request,
+    env: unknown,
+    resolution: Resolution & { kind: "target" },
+  ): Response | Promise<Response> => {
     const refused = required?.(request);
     if (refused) return refused;
     const route = resolution.route;
     if (guard?.limits(route.name)) {
-      const peer = (c.env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined)
+      const peer = (env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined)
         ?.remoteAddr?.hostname;
       const count = guard.admit(request, peer, route);
       if (count instanceof Response) return count;
@@ -360,6 +377,32 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     return relayed(request, route, parsed);
   };
   app.all("*", handle);
+  if (options.metrics || origins !== "*") return app;
+  // Without middleware, a request relayed within a route needs nothing of Hono's
+  // (its router, its context): it goes straight to the relay, and every other
+  // request (OPTIONS, HEAD, other methods, paths outside the routes, the health
+  // check) through Hono as before. A failure is handled as Hono handles one.
+  const routed = app.fetch;
+  app.fetch = (request, env, executionCtx) => {
+    if (!RELAYED_METHODS.includes(request.method)) {
+      return routed(request, env, executionCtx);
+    }
+    const resolution = resolve(request.url);
+    if (resolution.kind !== "target") {
+      return routed(request, env, executionCtx);
+    }
+    const failure = (error: unknown) => {
+      if (!(error instanceof Error)) throw error;
+      const path = app.getPath(request, { env });
+      return failed(error, new Context(request, { env, executionCtx, path }));
+    };
+    try {
+      const response = within(request, env, resolution);
+      return response instanceof Promise ? response.catch(failure) : response;
+    } catch (error) {
+      return failure(error);
+    }
+  };
   return app;
 }
 

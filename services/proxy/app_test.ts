@@ -497,3 +497,67 @@ Deno.test("createProxyApp() counts upstream requests, cache hits and refused ori
     assert.ok(text.includes(`${line}\n`), `${line} in:\n${text}`);
   }
 });
+
+Deno.test("createProxyApp() builds its per-request DEBUG line only when DEBUG is on", async () => {
+  for (const debugging of [false, true]) {
+    const log = createMemoryLog();
+    const asked: string[] = [];
+    const { app } = setup(undefined, {
+      log: {
+        ...log,
+        enabled: (level) => {
+          asked.push(level);
+          return level !== "debug" || debugging;
+        },
+      },
+    });
+    const response = await app.request("/api/items?key=1");
+    assert.equal(response.status, 200);
+    assert.deepEqual(asked, ["debug"]);
+    assert.deepEqual(
+      log.at("DEBUG"),
+      debugging
+        ? ['GET on route "api" to https://upstream.example/base/items?…']
+        : [],
+    );
+  }
+});
+
+Deno.test("createProxyApp() answers a failure of a relayed request as Hono would", async () => {
+  for (const allowOrigin of ["*", "https://a.example"]) {
+    const log = createMemoryLog();
+    const { app, calls } = setup(undefined, {
+      allowOrigin,
+      log: {
+        ...log,
+        enabled: () => {
+          throw new Error("broken log");
+        },
+      },
+    });
+    const response = await app.request("/api/items", {
+      headers: { origin: "https://a.example" },
+    });
+    assert.equal(response.status, 500);
+    assert.deepEqual(await response.json(), {
+      message: "Internal server error",
+    });
+    assert.equal(
+      response.headers.get("access-control-allow-origin"),
+      allowOrigin,
+    );
+    assert.deepEqual(log.at("ERROR"), [
+      "GET /api/items failed: broken log",
+    ]);
+    assert.equal(calls.length, 0);
+    // The requests the relay does not take still go through Hono's routes.
+    assert.equal((await app.request("/healthz")).status, 200);
+    assert.equal(
+      (await app.request("/api/x", { method: "PATCH" })).status,
+      405,
+    );
+    assert.equal((await app.request("/nowhere")).status, 404);
+    const head = await app.request("/api/items", { method: "HEAD" });
+    assert.equal(head.status, 405);
+  }
+});

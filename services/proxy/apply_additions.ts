@@ -38,6 +38,12 @@ export interface AdditionsApplier {
   /** {@linkcode target} as a string, without parsing it again (cheaper). */
   targetHref(additions: RouteAdditions, target: URL): string;
   /**
+   * A raw query (`""`, or `?` and the client's parameters) with the route's
+   * parameters set as {@linkcode target} sets them, for `resolveTarget` to parse
+   * the target once, with them.
+   */
+  query(additions: RouteAdditions, query: string): string;
+  /**
    * The value of header `name` (lower case) as the upstream gets it: the route's,
    * or else the client's.
    */
@@ -90,14 +96,16 @@ export function createAdditionsApplier(
       extra: new URLSearchParams(added.query as [string, string][]).toString(),
     }]),
   );
-  const targetHref = (added: RouteAdditions, target: URL) => {
+  const addQuery = (added: RouteAdditions, raw: string) => {
     const query = queries.get(added);
-    if (query === undefined || added.query.length === 0) return target.href;
-    const kept = withoutParams(target.search.slice(1), query.names);
-    return `${target.origin}${target.pathname}?${
-      kept === "" ? query.extra : `${kept}&${query.extra}`
-    }`;
+    if (query === undefined || added.query.length === 0) return raw;
+    const kept = withoutParams(raw.slice(1), query.names);
+    return `?${kept === "" ? query.extra : `${kept}&${query.extra}`}`;
   };
+  const targetHref = (added: RouteAdditions, target: URL) =>
+    added.query.length === 0
+      ? target.href
+      : `${target.origin}${target.pathname}${addQuery(added, target.search)}`;
   const relayed = new Map(
     [...additions].map(([route, added]) => [route, relayAdditions(added)]),
   );
@@ -106,6 +114,7 @@ export function createAdditionsApplier(
     target: (added, target) =>
       added.query.length === 0 ? target : new URL(targetHref(added, target)),
     targetHref,
+    query: addQuery,
     header(added, request, name) {
       if (added !== undefined) {
         for (const [own, value] of added.headers) {
@@ -117,6 +126,7 @@ export function createAdditionsApplier(
     relayed: (route) => relayed.get(route),
     scrub,
     log: (log) => ({
+      enabled: log.enabled?.bind(log),
       debug: (message) => log.debug(scrub(message)),
       info: (message) => log.info(scrub(message)),
       warn: (message) => log.warn(scrub(message)),

@@ -131,3 +131,18 @@ Deno.test("relayed().response() and log() blank a value percent-encoded in lower
     `echoed ${REDACTED}`,
   ]);
 });
+
+Deno.test("query() sets the parameters in a raw query as target() does", () => {
+  const raw = "?q=K%C3%B6ln&appid=mine&APPID=x&units=imperial&a%70pid=y";
+  assert.equal(
+    applier.query(WEATHER, raw),
+    applier.target(WEATHER, new URL(`https://api.example/w${raw}`)).search,
+  );
+  assert.equal(
+    applier.query(WEATHER, ""),
+    "?appid=k3y%2Bwith%2Fodd+chars&units=metric",
+  );
+  assert.equal(applier.query(WEATHER, "?"), applier.query(WEATHER, ""));
+  const headersOnly: RouteAdditions = { query: [], headers: [["x", "1"]] };
+  assert.equal(applier.query(headersOnly, "?a=1"), "?a=1");
+});

@@ -45,7 +45,9 @@ const OVERLONG_UTF8 = /%c[01]%|%e0%[89]|%f0%8|%f[5-9a-f]/i;
  * rejected when it holds, raw or percent-encoded (up to three layers), a `.` or `..`
  * segment, an encoded slash or backslash, a backslash, an `@`, an empty segment (`//`),
  * a NUL, an overlong UTF-8 sequence, or malformed percent-encoding; and the joined URL
- * must keep the base URL's origin and path prefix.
+ * must keep the base URL's origin and path prefix. `addQuery`, when given, turns the
+ * raw query (`""` or `?…`) into the one sent (a route's added parameters): the
+ * target is then parsed once, with them.
  *
  * @example
  * ```ts
@@ -59,6 +61,7 @@ const OVERLONG_UTF8 = /%c[01]%|%e0%[89]|%f0%8|%f[5-9a-f]/i;
 export function resolveTarget(
   routes: readonly ProxyRoute[],
   url: string,
+  addQuery?: (route: ProxyRoute, query: string) => string,
 ): Resolution {
   const { path, query } = splitUrl(url);
   if (!path.startsWith("/")) return { kind: "unmatched" };
@@ -74,7 +77,7 @@ export function resolveTarget(
   // Nothing after the name: the base URL as registered (a trailing slash kept).
   const joined = `${route.origin}${
     rest === "" ? new URL(route.base).pathname : route.prefix + rest
-  }${query}`;
+  }${addQuery ? addQuery(route, query) : query}`;
   const parsed = keptBase(route, joined);
   if (!parsed) {
     const reason = "it leaves the registered base URL";

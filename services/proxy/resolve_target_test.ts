@@ -168,3 +168,24 @@ Deno.test("resolveTarget() rejects, for a root base too, what would change the h
     assert.equal(resolveTarget(routes, host + path).kind, "rejected", path);
   }
 });
+
+Deno.test("resolveTarget() parses the target once with the query addQuery makes", () => {
+  const seen: [string, string][] = [];
+  const resolution = resolveTarget(
+    routes,
+    `${host}/api/users?page=2`,
+    (route, query) => {
+      seen.push([route.name, query]);
+      return `${query}&key=k`;
+    },
+  );
+  assert.deepEqual(seen, [["api", "?page=2"]]);
+  assert.equal(resolution.kind, "target");
+  if (resolution.kind !== "target") return;
+  assert.equal(
+    resolution.url,
+    "https://upstream.example/base/users?page=2&key=k",
+  );
+  assert.equal(resolution.parsed.href, resolution.url);
+  assert.equal(resolution.parsed.search, "?page=2&key=k");
+});

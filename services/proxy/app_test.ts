@@ -523,7 +523,7 @@ Deno.test("createProxyApp() builds its per-request DEBUG line only when DEBUG is
   }
 });
 
-Deno.test("createProxyApp() answers a failure of a relayed request as Hono would", async () => {
+Deno.test("createProxyApp() responds to a failure of a relayed request as Hono would", async () => {
   for (const allowOrigin of ["*", "https://a.example"]) {
     const log = createMemoryLog();
     const { app, calls } = setup(undefined, {

@@ -25,7 +25,7 @@ import {
 } from "./lib/role.ts";
 import type { RunningServer } from "./lib/serve.ts";
 export type { RoleContext, RoleDescriptor, RunningRole } from "./lib/role.ts";
-export type { Log } from "./lib/log.ts";
+export type { Log, LogLevel } from "./lib/log.ts";
 export type * from "./lib/metrics/registry.ts";
 export type { ExpositionFormat, MetricType } from "./lib/metrics/exposition.ts";
 export type { Env, Schema, Setting } from "./lib/settings.ts";

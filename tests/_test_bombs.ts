@@ -111,3 +111,13 @@ export async function peakResidentMb(pid: number): Promise<number> {
   const kb = Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1]);
   return Math.round(kb / 1024);
 }
+
+/**
+ * Resets the peak resident size of process `pid` to its current size (Linux's
+ * `clear_refs` 5) and returns that size in MB, so that a test sharing its process
+ * with others measures the growth of its own step, not an earlier test's peak.
+ */
+export async function resetPeakResidentMb(pid: number): Promise<number> {
+  await Deno.writeTextFile(`/proc/${pid}/clear_refs`, "5");
+  return await peakResidentMb(pid);
+}

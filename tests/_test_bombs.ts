@@ -121,3 +121,22 @@ export async function resetPeakResidentMb(pid: number): Promise<number> {
   await Deno.writeTextFile(`/proc/${pid}/clear_refs`, "5");
   return await peakResidentMb(pid);
 }
+
+/**
+ * The hostile bodies the role suites send through `main.ts`, each named for its
+ * test: 1 GiB bombs (br and gzip) and an endless plain body.
+ */
+export const HOSTILE_BODIES: readonly (readonly [
+  string,
+  () => Promise<HostileBody>,
+])[] = [
+  [
+    "a 1 GiB br bomb",
+    async () => ({ coding: "br", bytes: await bomb("br", 1) }),
+  ],
+  [
+    "a 1 GiB gzip bomb",
+    async () => ({ coding: "gzip", bytes: await bomb("gzip", 1) }),
+  ],
+  ["an endless body", () => Promise.resolve({ endless: true })],
+];

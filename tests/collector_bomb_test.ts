@@ -1,16 +1,16 @@
 /**
  * The `collector` role through `main.ts` against peers responding with bodies without
  * end: the weather API and the time-series store (v1, and v2 refusing with an
- * endless JSON body) responding with 1 GiB bombs (br and gzip) and an endless plain body. Each call fails with an error naming the bound,
- * the points are kept for retry, and the resident size stays under MAX_RESIDENT_MB.
+ * endless JSON body) responding with 1 GiB bombs (br and gzip) and an endless
+ * plain body. Each call fails with an error naming the bound, the points are kept
+ * for retry, and the resident size stays under MAX_RESIDENT_MB.
  */
 import assert from "node:assert/strict";
 import { startStore } from "../services/collector/_test_store.ts";
 import { startWeatherStandIn } from "../services/collector/_test_weather.ts";
 import { startMain } from "./_test_helpers.ts";
 import {
-  bomb,
-  type HostileBody,
+  HOSTILE_BODIES,
   peakResidentMb,
   startBombUpstream,
 } from "./_test_bombs.ts";
@@ -18,19 +18,7 @@ import {
 /** The bound on the collector's peak resident size, in MB (it starts near 90). */
 const MAX_RESIDENT_MB = 250;
 
-const BODIES: [string, () => Promise<HostileBody>][] = [
-  [
-    "a 1 GiB br bomb",
-    async () => ({ coding: "br", bytes: await bomb("br", 1) }),
-  ],
-  [
-    "a 1 GiB gzip bomb",
-    async () => ({ coding: "gzip", bytes: await bomb("gzip", 1) }),
-  ],
-  ["an endless body", () => Promise.resolve({ endless: true })],
-];
-
-for (const [what, body] of BODIES) {
+for (const [what, body] of HOSTILE_BODIES) {
   Deno.test(`main.ts collector fails each weather call whose response is ${what}, in bounded memory`, async () => {
     const hostile = await body();
     const weather = startBombUpstream({

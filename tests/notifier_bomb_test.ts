@@ -7,8 +7,7 @@
 import assert from "node:assert/strict";
 import { freePort, startMain } from "./_test_helpers.ts";
 import {
-  bomb,
-  type HostileBody,
+  HOSTILE_BODIES,
   peakResidentMb,
   startBombUpstream,
 } from "./_test_bombs.ts";
@@ -16,19 +15,7 @@ import {
 /** The bound on the notifier's peak resident size, in MB (it starts near 90). */
 const MAX_RESIDENT_MB = 250;
 
-const BODIES: [string, () => Promise<HostileBody>][] = [
-  [
-    "a 1 GiB br bomb",
-    async () => ({ coding: "br", bytes: await bomb("br", 1) }),
-  ],
-  [
-    "a 1 GiB gzip bomb",
-    async () => ({ coding: "gzip", bytes: await bomb("gzip", 1) }),
-  ],
-  ["an endless body", () => Promise.resolve({ endless: true })],
-];
-
-for (const [what, body] of BODIES) {
+for (const [what, body] of HOSTILE_BODIES) {
   Deno.test(`main.ts notifier fails a note whose target responds with ${what}, in bounded memory`, async () => {
     const target = startBombUpstream({ hook: await body() });
     const host = new URL(target.url).host;

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { GuestKernel } from "./_test_qemu_guest.ts";
+import assert from "node:assert/strict";
+import type { GuestKernel, GuestRun } from "./_test_qemu_guest.ts";
 
 /**
  * Bash functions every kernel suite's script starts with:
@@ -98,4 +99,42 @@ export async function storedLines(
     () => "",
   );
   return text.split("\n").filter((line) => line !== "");
+}
+
+/** The checks of one guest run, from {@linkcode checkGuestRun}. */
+export interface GuestChecks {
+  /** The guest's console, for assertion messages. */
+  readonly console: string;
+  /** The run's job folder. */
+  readonly job: string;
+  /** Runs a test step; a failed step keeps the job folder. */
+  step(name: string, fn: () => void | Promise<void>): Promise<void>;
+  /** Removes the job folder, or keeps it and says where when a step failed. */
+  finish(): Promise<void>;
+}
+
+/**
+ * Asserts that the guest's script ran to its `done` step and exited 0, and returns
+ * the steps' runner: the job folder is kept when a check fails, for a look at what
+ * the guest left.
+ */
+export function checkGuestRun(
+  t: Deno.TestContext,
+  run: GuestRun,
+): GuestChecks {
+  const guestConsole = run.lines.join("\n");
+  assert.equal(run.status, 0, guestConsole);
+  assert.equal(run.steps.at(-1), "done", guestConsole);
+  let failed = false;
+  return {
+    console: guestConsole,
+    job: run.jobDir,
+    async step(name, fn) {
+      if (!(await t.step(name, fn))) failed = true;
+    },
+    async finish() {
+      if (failed) console.log(`The guest's job folder is kept: ${run.jobDir}`);
+      else await Deno.remove(run.jobDir, { recursive: true });
+    },
+  };
 }

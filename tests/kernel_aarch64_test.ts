@@ -16,7 +16,11 @@
  */
 import assert from "node:assert/strict";
 import { BMP280_KPA, bmp280Registers } from "./_test_guest_chips.ts";
-import { guestPrelude, guestResult } from "./_test_guest_script.ts";
+import {
+  checkGuestRun,
+  guestPrelude,
+  guestResult,
+} from "./_test_guest_script.ts";
 import {
   BTMGMT_FUNCTIONS,
   storedPoints,
@@ -112,15 +116,7 @@ Deno.test({
         at.join(", ")
       }; ${run.lines.filter((line) => line.startsWith("@@ran")).join("; ")})`,
     );
-    const console_ = run.lines.join("\n");
-    // The job folder is kept when a check fails, for a look at what the guest left.
-    let failed = false;
-    const step = async (name: string, fn: () => void | Promise<void>) => {
-      if (!(await t.step(name, fn))) failed = true;
-    };
-    assert.equal(run.status, 0, console_);
-    assert.equal(run.steps.at(-1), "done", console_);
-    const job = run.jobDir;
+    const { console: console_, job, step, finish } = checkGuestRun(t, run);
 
     await step(
       "the guest is arm64 and the kernel's bmp280 driver binds",
@@ -161,7 +157,6 @@ Deno.test({
         }
       },
     );
-    if (failed) console.log(`The guest's job folder is kept: ${job}`);
-    else await Deno.remove(job, { recursive: true });
+    await finish();
   },
 });

@@ -13,7 +13,11 @@
  * failing under CI=true.
  */
 import assert from "node:assert/strict";
-import { guestPrelude, guestResult } from "./_test_guest_script.ts";
+import {
+  checkGuestRun,
+  guestPrelude,
+  guestResult,
+} from "./_test_guest_script.ts";
 import {
   advertiseLines,
   BTMGMT_FUNCTIONS,
@@ -106,15 +110,7 @@ Deno.test({
         run.lines.filter((line) => line.startsWith("@@ran")).join("; ")
       })`,
     );
-    const console_ = run.lines.join("\n");
-    // The job folder is kept when a check fails, for a look at what the guest left.
-    let failed = false;
-    const step = async (name: string, fn: () => void | Promise<void>) => {
-      if (!(await t.step(name, fn))) failed = true;
-    };
-    assert.equal(run.status, 0, console_);
-    assert.equal(run.steps.at(-1), "done", console_);
-    const job = run.jobDir;
+    const { console: console_, job, step, finish } = checkGuestRun(t, run);
     const addresses = new Map(
       run.lines.filter((line) => line.startsWith("@@address ")).map((line) => {
         const [, name, address] = line.split(" ");
@@ -234,7 +230,6 @@ Deno.test({
         assert.equal(points.size, 12, `${[...points].join("; ")}\n${output}`);
       },
     );
-    if (failed) console.log(`The guest's job folder is kept: ${job}`);
-    else await Deno.remove(job, { recursive: true });
+    await finish();
   },
 });

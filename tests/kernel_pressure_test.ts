@@ -18,6 +18,7 @@ import {
   setRegisters,
 } from "./_test_guest_chips.ts";
 import {
+  checkGuestRun,
   guestPrelude,
   guestResult,
   storedLines,
@@ -127,15 +128,7 @@ Deno.test({
         run.lines.filter((line) => line.startsWith("@@ran")).join("; ")
       })`,
     );
-    const console_ = run.lines.join("\n");
-    // The job folder is kept when a check fails, for a look at what the guest left.
-    let failed = false;
-    const step = async (name: string, fn: () => void | Promise<void>) => {
-      if (!(await t.step(name, fn))) failed = true;
-    };
-    assert.equal(run.status, 0, console_);
-    assert.equal(run.steps.at(-1), "done", console_);
-    const job = run.jobDir;
+    const { console: console_, job, step, finish } = checkGuestRun(t, run);
     const result = (name: string) => guestResult(job, name);
     const expectExit = async (name: string, status: number) => {
       const { status: actual, output } = await result(name);
@@ -237,7 +230,6 @@ Deno.test({
         },
       );
     }
-    if (failed) console.log(`The guest's job folder is kept: ${job}`);
-    else await Deno.remove(job, { recursive: true });
+    await finish();
   },
 });

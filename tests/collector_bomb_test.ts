@@ -80,6 +80,59 @@ for (const [what, body] of HOSTILE_BODIES) {
   });
 }
 
+Deno.test("main.ts collector takes weather replies up to WEATHER_MAX_BYTES, lowered or raised", async (t) => {
+  const store = startStore();
+  const bombs = startBombUpstream({
+    "data/2.5/weather": await HOSTILE_BODIES[0]![1](),
+  });
+  const standIn = startWeatherStandIn();
+  const run = async (
+    env: Record<string, string>,
+    expected: RegExp,
+  ) => {
+    const main = startMain(["collector"], {
+      env: {
+        TSDB_HOST: "127.0.0.1",
+        TSDB_PORT: String(store.port),
+        WEATHER_API_KEY: "k3y",
+        PRESSURE_SENSOR: "none",
+        ...env,
+      },
+    });
+    try {
+      await main.waitFor(expected);
+      return await peakResidentMb(main.child.pid);
+    } finally {
+      await main.stop("SIGTERM");
+    }
+  };
+  try {
+    await t.step(
+      "a bound below the stand-in's replies fails each call, naming the setting",
+      async () => {
+        await run(
+          { WEATHER_BASE_URL: standIn.url, WEATHER_MAX_BYTES: "64" },
+          /Weather call \/data\/2\.5\/weather returned a body over 64 bytes \(WEATHER_MAX_BYTES\)/,
+        );
+      },
+    );
+    await t.step(
+      "a raised bound still holds against a bomb, in bounded memory",
+      async () => {
+        const peak = await run(
+          { WEATHER_BASE_URL: bombs.url, WEATHER_MAX_BYTES: "16777216" },
+          /Weather call \/data\/2\.5\/weather returned a body over 16777216 bytes \(WEATHER_MAX_BYTES\)/,
+        );
+        assert.ok(peak < MAX_RESIDENT_MB, `peak resident size ${peak} MB`);
+      },
+    );
+  } finally {
+    await bombs.stop();
+    await standIn.close();
+    await store.close();
+  }
+});
+
 Deno.test("main.ts collector keeps its points when a v2 store refuses with an endless JSON body, in bounded memory", async () => {
   // The v2 client library held a JSON error reply whole.
   const storeUpstream = startBombUpstream({

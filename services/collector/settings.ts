@@ -137,6 +137,12 @@ export const collectorSettings = {
     default: 10_000,
     min: 1,
   }),
+  WEATHER_MAX_BYTES: integer({
+    description:
+      "Bound on the bytes of one weather reply, decoded (a forecast is about 16 KB; a few hundred bytes of br can decode to 1 GiB); past it the call fails",
+    default: 4 * 1024 * 1024,
+    min: 1,
+  }),
   // Secret, so the settings check never quotes the raw value (a base URL may hold a
   // password): the problem quotes it itself, with the password hidden.
   TSDB_HOST: custom(

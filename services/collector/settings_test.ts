@@ -15,6 +15,7 @@ Deno.test("collectorSettings needs only TSDB_HOST and has the documented default
   assert.equal(settings.WEATHER_UVI_SOURCE, "uvi");
   assert.equal(settings.WEATHER_API_KEY, undefined);
   assert.equal(settings.TEMPERATURE_SENSOR, undefined);
+  assert.equal(settings.WEATHER_MAX_BYTES, 4 * 1024 * 1024);
   assert.throws(
     () => parseSettings(collectorSettings, {}),
     (error: SettingsError) => {
@@ -42,7 +43,7 @@ Deno.test("collectorSettings leaves TSDB_PORT unset unless given, and --help say
   );
 });
 
-Deno.test("collectorSettings rejects a malformed store host, API, UV source or thermometer", () => {
+Deno.test("collectorSettings rejects a malformed store host, API, UV source, reply bound or thermometer", () => {
   assert.throws(
     () =>
       parseSettings(collectorSettings, {
@@ -50,10 +51,13 @@ Deno.test("collectorSettings rejects a malformed store host, API, UV source or t
         TSDB_HOST: "ftp://influx",
         TSDB_API: "v3",
         WEATHER_UVI_SOURCE: "sky",
+        WEATHER_MAX_BYTES: "4MB",
         WEATHER_API_KEY: "k",
       }),
     (error: SettingsError) => {
-      assert.deepEqual(error.problems, [
+      assert.equal(error.problems.length, 5);
+      assert.match(error.problems[2]!, /^Invalid WEATHER_MAX_BYTES "4MB": /);
+      assert.deepEqual(error.problems.filter((_, at) => at !== 2), [
         'Invalid TEMPERATURE_SENSOR "kitchen": expected a Bluetooth address such as AA:BB:CC:DD:EE:FF',
         'Invalid WEATHER_UVI_SOURCE "sky": expected one of uvi, onecall',
         'Invalid TSDB_HOST: "ftp://influx" is not a host name or an http(s) base URL',

@@ -164,6 +164,7 @@ export function startCollector(
       lon: settings.WEATHER_LON,
       uviSource: settings.WEATHER_UVI_SOURCE,
       timeoutMs: settings.WEATHER_TIMEOUT_MS,
+      maxBytes: settings.WEATHER_MAX_BYTES,
       log,
     }),
     missing: "WEATHER_API_KEY is not set: set the OpenWeatherMap API key",

@@ -28,8 +28,9 @@ export interface WeatherClientOptions {
   /** Time limit of one call, reply body included. */
   timeoutMs: number;
   /**
-   * Bound on the bytes of one reply's body, decoded: past it the call fails (a
-   * forecast is about 16 KB; a few hundred bytes of br can decode to 1 GiB).
+   * Bound on the bytes of one reply's body, decoded (`WEATHER_MAX_BYTES`): past it
+   * the call fails (a forecast is about 16 KB; a few hundred bytes of br can decode
+   * to 1 GiB).
    * @default 4 MiB
    */
   maxBytes?: number;
@@ -106,7 +107,7 @@ export function createWeatherClient(
       if (signal?.aborted) throw signal.reason;
       if (error instanceof BodyTooLargeError) {
         throw new Error(
-          `Weather call ${path} returned a body over ${maxBytes} bytes`,
+          `Weather call ${path} returned a body over ${maxBytes} bytes (WEATHER_MAX_BYTES)`,
           { cause: error },
         );
       }

@@ -65,22 +65,6 @@ export async function boundedBytes(
 }
 
 /**
- * The body of `response` as UTF-8 text, within `maxBytes` (see
- * {@linkcode boundedBytes}).
- *
- * @example
- * ```ts
- * await boundedText(new Response("hello"), 1024); // "hello"
- * ```
- */
-export async function boundedText(
-  response: Response,
-  maxBytes: number,
-): Promise<string> {
-  return new TextDecoder().decode(await boundedBytes(response.body, maxBytes));
-}
-
-/**
  * The bytes of `response`'s body, decoded from its `Content-Encoding` (gzip,
  * deflate, br) in bounded parts, within `maxBytes` decoded (see
  * {@linkcode boundedBytes}). For a `fetch` made with `Accept-Encoding: identity`:
@@ -105,4 +89,39 @@ export async function responseBytes(
     ? decodedBody(response.body, coding!)
     : response.body;
   return await boundedBytes(body, maxBytes);
+}
+
+/** What {@linkcode readResponseText} read: the text, or why there is none. */
+export type ResponseText =
+  | { text: string; unread?: undefined }
+  | { text: ""; unread: Error };
+
+/**
+ * The body of `response` as UTF-8 text, read as {@linkcode responseBytes} reads it;
+ * when it cannot be read (over `maxBytes`, a coding that does not decode, the
+ * connection cut), no text and the reason (`unread`). The response's status still
+ * stands: a peer that accepted a request has not refused it because its body is
+ * broken, and a refusal keeps its status.
+ *
+ * @example
+ * ```ts
+ * await readResponseText(new Response("hello"), 1024); // { text: "hello" }
+ * const { unread } = await readResponseText(new Response("hello"), 4);
+ * unread instanceof BodyTooLargeError; // true
+ * ```
+ */
+export async function readResponseText(
+  response: Response,
+  maxBytes: number,
+): Promise<ResponseText> {
+  try {
+    return {
+      text: new TextDecoder().decode(await responseBytes(response, maxBytes)),
+    };
+  } catch (error) {
+    return {
+      text: "",
+      unread: error instanceof Error ? error : new Error(String(error)),
+    };
+  }
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import {
   BodyTooLargeError,
   boundedBytes,
-  boundedText,
+  readResponseText,
   responseBytes,
 } from "./bounded_body.ts";
 
@@ -12,7 +12,6 @@ Deno.test("boundedBytes() reads a body within its bound whole", async () => {
     new TextEncoder().encode("hello"),
   );
   assert.deepEqual(await boundedBytes(null, 5), new Uint8Array(0));
-  assert.equal(await boundedText(new Response("héllo"), 6), "héllo");
 });
 
 Deno.test("boundedBytes() fails past its bound and cancels the body, however long it is", async () => {
@@ -51,4 +50,21 @@ Deno.test("responseBytes() decodes a coded body in bounded parts, within its bou
     (await responseBytes(new Response("plain"), 10)).length,
     5,
   );
+});
+
+Deno.test("readResponseText() gives the text, or no text and why, never a rejection", async () => {
+  assert.deepEqual(await readResponseText(new Response("héllo"), 6), {
+    text: "héllo",
+  });
+  const tooLarge = await readResponseText(new Response("héllo"), 5);
+  assert.equal(tooLarge.text, "");
+  assert.ok(tooLarge.unread instanceof BodyTooLargeError);
+  const corrupt = await readResponseText(
+    new Response(new Uint8Array([1, 2, 3, 4]), {
+      headers: { "content-encoding": "gzip" },
+    }),
+    1024,
+  );
+  assert.equal(corrupt.text, "");
+  assert.ok(corrupt.unread instanceof Error);
 });

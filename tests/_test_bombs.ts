@@ -55,7 +55,7 @@ export async function bomb(
 
 /** What a hostile upstream serves at a path: a bomb, or an endless plain body. */
 export type HostileBody =
-  | { coding: BombCoding; bytes: Uint8Array<ArrayBuffer> }
+  | { coding: BombCoding; bytes: Uint8Array<ArrayBuffer>; status?: number }
   | { endless: true; status?: number };
 
 /** A body of zeros that never ends (64 KiB parts), with no `Content-Length`. */
@@ -91,6 +91,7 @@ export function startBombUpstream(
         });
       }
       return new Response(found.bytes, {
+        status: found.status ?? 200,
         headers: {
           "content-encoding": found.coding,
           "content-type": "application/json",

@@ -53,8 +53,12 @@ for (const [what, body] of HOSTILE_BODIES) {
     }
   });
 
-  Deno.test(`main.ts collector keeps its points when the store responds with ${what}, in bounded memory`, async () => {
-    const storeUpstream = startBombUpstream({ write: await body() });
+  Deno.test(`main.ts collector drops only the points a store refuses with ${what}, in bounded memory`, async () => {
+    // A 400 names the points at fault, but its reason cannot be read: the batch is
+    // split down to single points, each refused on its own.
+    const storeUpstream = startBombUpstream({
+      write: { ...await body(), status: 400 },
+    });
     const weather = startWeatherStandIn();
     const main = startMain(["collector"], {
       env: {
@@ -67,9 +71,12 @@ for (const [what, body] of HOSTILE_BODIES) {
     });
     try {
       await main.waitFor(
-        /\[WARNING\] Time-series store http:\/\/127\.0\.0\.1:\d+\/write\?db=home&precision=ms unavailable: The response body is over 1048576 bytes; keeping the points for retry$/,
+        /\[ERROR\] Time-series store refused 1 point, dropped: 400 \(its reply unread: The response body is over 1048576 bytes\)$/,
       );
-      assert.ok(storeUpstream.requests.includes("POST /write"));
+      assert.ok(
+        storeUpstream.requests.filter((r) => r === "POST /write").length > 1,
+        "the batch was split",
+      );
       const peak = await peakResidentMb(main.child.pid);
       assert.ok(peak < MAX_RESIDENT_MB, `peak resident size ${peak} MB`);
     } finally {
@@ -79,6 +86,38 @@ for (const [what, body] of HOSTILE_BODIES) {
     }
   });
 }
+
+Deno.test("main.ts collector takes a write as done when the store accepts it with a bomb for a body", async () => {
+  // The status says the points are stored: sending them again would be wrong.
+  const storeUpstream = startBombUpstream({
+    write: await HOSTILE_BODIES[0]![1](),
+  });
+  const weather = startWeatherStandIn();
+  const main = startMain(["collector"], {
+    env: {
+      TSDB_HOST: "127.0.0.1",
+      TSDB_PORT: String(new URL(storeUpstream.url).port),
+      WEATHER_BASE_URL: weather.url,
+      WEATHER_API_KEY: "k3y",
+      PRESSURE_SENSOR: "none",
+      LOG_LEVEL: "DEBUG",
+    },
+  });
+  try {
+    await main.waitFor(/\[DEBUG\] Wrote \d+ points?$/);
+    assert.deepEqual(storeUpstream.requests, ["POST /write"]);
+    assert.doesNotMatch(
+      [...main.stdout, ...main.stderr].join("\n"),
+      /keeping the points|refused/,
+    );
+    const peak = await peakResidentMb(main.child.pid);
+    assert.ok(peak < MAX_RESIDENT_MB, `peak resident size ${peak} MB`);
+  } finally {
+    await main.stop("SIGTERM");
+    await weather.close();
+    await storeUpstream.stop();
+  }
+});
 
 Deno.test("main.ts collector takes weather replies up to WEATHER_MAX_BYTES, lowered or raised", async (t) => {
   const store = startStore();
@@ -133,7 +172,7 @@ Deno.test("main.ts collector takes weather replies up to WEATHER_MAX_BYTES, lowe
   }
 });
 
-Deno.test("main.ts collector keeps its points when a v2 store refuses with an endless JSON body, in bounded memory", async () => {
+Deno.test("main.ts collector drops only the points a v2 store refuses with an endless JSON body, in bounded memory", async () => {
   // The v2 client library held a JSON error reply whole.
   const storeUpstream = startBombUpstream({
     "api/v2/write": { endless: true, status: 400 },
@@ -152,7 +191,7 @@ Deno.test("main.ts collector keeps its points when a v2 store refuses with an en
   });
   try {
     await main.waitFor(
-      /\[WARNING\] Time-series store http:\/\/127\.0\.0\.1:\d+\/api\/v2\/write\?org=&bucket=home&precision=ms unavailable: The response body is over 1048576 bytes; keeping the points for retry$/,
+      /\[ERROR\] Time-series store refused 1 point, dropped: 400 \(its reply unread: The response body is over 1048576 bytes\)$/,
     );
     assert.ok(storeUpstream.requests.includes("POST /api/v2/write"));
     const peak = await peakResidentMb(main.child.pid);

@@ -1,7 +1,8 @@
 /**
  * The `notifier` role through `main.ts` against a target responding with a body without
- * end: 1 GiB bombs (br and gzip) and an endless plain body. The note fails with an
- * error naming the bound (not retried), and the resident size stays under
+ * end: 1 GiB bombs (br and gzip) and an endless plain body. The body is read no
+ * further than the bound and the status decides: a refusal fails the note with an
+ * error naming the bound, an acceptance delivers it; the resident size stays under
  * MAX_RESIDENT_MB.
  */
 import assert from "node:assert/strict";
@@ -16,8 +17,10 @@ import {
 const MAX_RESIDENT_MB = 250;
 
 for (const [what, body] of HOSTILE_BODIES) {
-  Deno.test(`main.ts notifier fails a note whose target responds with ${what}, in bounded memory`, async () => {
-    const target = startBombUpstream({ hook: await body() });
+  Deno.test(`main.ts notifier fails a note whose target refuses it with ${what}, in bounded memory`, async () => {
+    const target = startBombUpstream({
+      hook: { ...await body(), status: 400 },
+    });
     const host = new URL(target.url).host;
     const port = freePort();
     const main = startMain(["notifier"], {
@@ -35,8 +38,9 @@ for (const [what, body] of HOSTILE_BODIES) {
       assert.deepEqual(results, [{
         target: `json://${host}/hook`,
         ok: false,
-        status: null,
-        error: "JSON endpoint returned a body over 262144 bytes",
+        status: 400,
+        error:
+          "JSON endpoint returned HTTP 400: its reply unread: The response body is over 262144 bytes",
       }]);
       assert.deepEqual(target.requests, ["POST /hook"]);
       const peak = await peakResidentMb(main.child.pid);
@@ -47,3 +51,31 @@ for (const [what, body] of HOSTILE_BODIES) {
     }
   });
 }
+
+Deno.test("main.ts notifier delivers a note its target accepts with a bomb for a body, once", async () => {
+  const target = startBombUpstream({ hook: await HOSTILE_BODIES[0]![1]() });
+  const host = new URL(target.url).host;
+  const port = freePort();
+  const main = startMain(["notifier"], {
+    env: {
+      NOTIFIER_HOST: "127.0.0.1",
+      NOTIFIER_PORT: String(port),
+      NOTIFIER_URLS: `json://${host}/hook`,
+    },
+  });
+  try {
+    await main.waitFor(/notifier listening on http:\/\/127\.0\.0\.1:\d+/);
+    const response = await fetch(`http://127.0.0.1:${port}/note/Door/Opened`);
+    const { results } = await response.json();
+    assert.equal(response.status, 200);
+    assert.equal(results.length, 1);
+    assert.equal(results[0].ok, true);
+    assert.equal(results[0].status, 200);
+    assert.deepEqual(target.requests, ["POST /hook"]);
+    const peak = await peakResidentMb(main.child.pid);
+    assert.ok(peak < MAX_RESIDENT_MB, `peak resident size ${peak} MB`);
+  } finally {
+    assert.equal(await main.stop(), 0);
+    await target.stop();
+  }
+});

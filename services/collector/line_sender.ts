@@ -4,12 +4,14 @@
  *
  * @module
  */
-import { responseBytes } from "../../lib/bounded_body.ts";
+import { readResponseText } from "../../lib/bounded_body.ts";
+import { errorText } from "../../lib/log.ts";
 import type { TsdbTarget } from "./tsdb_target.ts";
 
 /**
  * Bound on the bytes of the store's reply, decoded: a reason naming lines is a few
- * KB; a reply over it rejects with a `BodyTooLargeError` (the points are kept).
+ * KB. A reply over it is not read further; its status still decides (see
+ * {@linkcode SendLines}).
  */
 export const MAX_STORE_REPLY_BYTES = 1024 * 1024;
 
@@ -23,8 +25,11 @@ export interface StoreReply {
 
 /**
  * Sends `lines` once, without retrying (the writer's buffer retries). Resolves with
- * the store's reply; rejects on a network error, a reply body over
- * {@linkcode MAX_STORE_REPLY_BYTES} or when `signal` aborts.
+ * the store's reply; rejects on a network error before the response, or when
+ * `signal` aborts. A reply whose body cannot be read (over
+ * {@linkcode MAX_STORE_REPLY_BYTES}, not decodable, cut off) still resolves, with
+ * its status and a text saying why: a 2xx wrote the points, and a refusal of
+ * them (400 naming every line of a large batch) must not keep them for ever.
  */
 export type SendLines = (
   lines: readonly string[],
@@ -60,13 +65,15 @@ export function createLineSender(target: TsdbTarget): SendLines {
       redirect: "manual",
       signal,
     });
-    const bytes = await responseBytes(response, MAX_STORE_REPLY_BYTES);
-    const text = new TextDecoder().decode(bytes);
+    const { text, unread } = await readResponseText(
+      response,
+      MAX_STORE_REPLY_BYTES,
+    );
+    if (unread && signal.aborted) throw signal.reason;
     // InfluxDB 2 may give its reason in a header only.
-    return {
-      status: response.status,
-      text: text || (response.headers.get("x-influxdb-error") ?? ""),
-    };
+    const reason = text || response.headers.get("x-influxdb-error") ||
+      (unread ? `(its reply unread: ${errorText(unread)})` : "");
+    return { status: response.status, text: reason };
   };
 }
 

@@ -7,7 +7,7 @@
 import { backoffDelay, sleep } from "../../lib/backoff.ts";
 import { deadline } from "../../lib/deadline.ts";
 import { errorText } from "../../lib/log.ts";
-import { BodyTooLargeError, responseBytes } from "../../lib/bounded_body.ts";
+import { readResponseText } from "../../lib/bounded_body.ts";
 import {
   type Message,
   scrub,
@@ -52,7 +52,9 @@ export interface DeliverOptions {
 /** The upstream response to one request. */
 interface UpstreamResponse {
   status: number;
+  /** The body as text; empty when it could not be read (`unread` says why). */
   text: string;
+  unread?: Error;
   retryAfterMs?: number;
 }
 
@@ -100,8 +102,12 @@ export function createDeliver(options: DeliverOptions): Deliver {
         try {
           const upstream = await send(fetchFn, request, limit.signal);
           if (upstream.status >= 200 && upstream.status < 300) return upstream;
-          // Masked before it is cut: a secret cut in two would stay readable.
-          const detail = upstreamMessage(upstream.text);
+          // The status stands when the body cannot be read: a 2xx delivered the
+          // note, whatever came with it. Masked before it is cut: a secret cut in
+          // two would stay readable.
+          const detail = upstream.unread
+            ? `its reply unread: ${errorText(upstream.unread)}`
+            : upstreamMessage(upstream.text);
           const shown = detail && cut(scrub(target, detail), MAX_DETAIL_CHARS);
           failure = failed(
             upstream.status,
@@ -116,13 +122,6 @@ export function createDeliver(options: DeliverOptions): Deliver {
             return failed(
               null,
               `${target.service} did not respond within ${options.timeoutMs} ms`,
-            );
-          }
-          // Broken or hostile, not passing: asking again would read it again.
-          if (error instanceof BodyTooLargeError) {
-            return failed(
-              null,
-              `${target.service} returned a body over ${error.maxBytes} bytes`,
             );
           }
           failure = failed(
@@ -178,7 +177,7 @@ function cut(text: string, max: number): string {
 
 /**
  * The most of a response body that is read, decoded: more than any service's needs.
- * A body over it fails the request with a `BodyTooLargeError`.
+ * A body over it is read no further; the response's status still decides.
  */
 const MAX_REPLY_BYTES = 256 * 1024;
 
@@ -196,12 +195,13 @@ async function send(
     redirect: "manual",
     signal,
   });
-  const text = new TextDecoder().decode(
-    await responseBytes(response, MAX_REPLY_BYTES),
-  );
+  const { text, unread } = await readResponseText(response, MAX_REPLY_BYTES);
+  // Stopped by the time limit: the caller reports the time-out.
+  if (unread && signal.aborted) throw signal.reason;
   return {
     status: response.status,
     text,
+    unread,
     retryAfterMs: retryAfter(response.headers.get("retry-after")),
   };
 }

@@ -331,30 +331,67 @@ Deno.test("createDeliver() sends to every chat even when one refuses", async () 
   }
 });
 
-Deno.test("createDeliver() fails on an endless reply at the bound, without retrying", async () => {
+Deno.test("createDeliver() reads a reply only up to its bound, and the status decides", async () => {
   const chunk = new Uint8Array(64 * 1024).fill(97);
-  const api = standIn([
-    () =>
-      new Response(
-        new ReadableStream<Uint8Array>({
-          pull: (controller) => controller.enqueue(chunk),
-        }),
-      ),
-  ]);
-  try {
-    const deliver = createDeliver({ bases: bases(api.url), timeoutMs: 5000 });
-    const delivery = await deliver(
-      parseTargetUrl(`json://${new URL(api.url).host}/hook`),
-      MESSAGE,
+  const endless = (status: number) => () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        pull: (controller) => controller.enqueue(chunk),
+      }),
+      { status },
     );
-    assert.deepEqual(delivery, {
-      target: `json://${new URL(api.url).host}/hook`,
-      ok: false,
-      status: null,
-      error: "JSON endpoint returned a body over 262144 bytes",
+  const corruptGzip = () =>
+    new Response(new Uint8Array([31, 139, 8, 0, 1, 2, 3, 4]), {
+      headers: { "content-encoding": "gzip" },
     });
-    assert.equal(api.seen.length, 1);
-  } finally {
-    await api.close();
+  for (
+    const [what, responses, expected, requests] of [
+      ["an accepted note with an endless reply", [endless(200)], {
+        ok: true,
+        status: 200,
+        reply: "",
+      }, 1],
+      ["an accepted note with a corrupt gzip reply", [corruptGzip], {
+        ok: true,
+        status: 200,
+        reply: "",
+      }, 1],
+      ["a refusal with an endless reply", [endless(400)], {
+        ok: false,
+        status: 400,
+        error:
+          "JSON endpoint returned HTTP 400: its reply unread: The response body is over 262144 bytes",
+      }, 1],
+      ["a 503 with an endless reply, retried", [
+        endless(503),
+        () => new Response(null, { status: 204 }),
+      ], {
+        ok: true,
+        status: 204,
+        reply: "",
+      }, 2],
+    ] as const
+  ) {
+    const api = standIn([...responses]);
+    try {
+      const deliver = createDeliver({
+        bases: bases(api.url),
+        timeoutMs: 5000,
+        retryBaseMs: 1,
+      });
+      const host = new URL(api.url).host;
+      const delivery = await deliver(
+        parseTargetUrl(`json://${host}/hook`),
+        MESSAGE,
+      );
+      assert.deepEqual(
+        delivery,
+        { target: `json://${host}/hook`, ...expected },
+        what,
+      );
+      assert.equal(api.seen.length, requests, what);
+    } finally {
+      await api.close();
+    }
   }
 });

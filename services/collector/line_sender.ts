@@ -6,6 +6,7 @@
  */
 import { readResponseText } from "../../lib/bounded_body.ts";
 import { errorText } from "../../lib/log.ts";
+import { maskSecrets } from "../../lib/logging.ts";
 import type { TsdbTarget } from "./tsdb_target.ts";
 
 /**
@@ -54,6 +55,7 @@ export type SendLines = (
  */
 export function createLineSender(target: TsdbTarget): SendLines {
   const { url, headers } = target.api === "v1" ? target : v2Request(target);
+  const secrets = credentialsOf(target);
   return async (lines, signal) => {
     const response = await fetch(url, {
       method: "POST",
@@ -73,7 +75,8 @@ export function createLineSender(target: TsdbTarget): SendLines {
     // InfluxDB 2 may give its reason in a header only.
     const reason = text || response.headers.get("x-influxdb-error") ||
       (unread ? `(its reply unread: ${errorText(unread)})` : "");
-    return { status: response.status, text: reason };
+    // A store may echo the credentials: masked here, before anything cuts the text.
+    return { status: response.status, text: maskSecrets(reason, secrets) };
   };
 }
 
@@ -92,4 +95,20 @@ function v2Request(
   };
   if (target.token) headers.Authorization = `Token ${target.token}`;
   return { url: `${target.root}/api/v2/write?${query}`, headers };
+}
+
+/**
+ * The credentials `target` sends, in every form a store could echo them in: the
+ * token (v2); the Basic header's encoded value, `user:password` and the password
+ * (v1). Longest first, so that one holding another is masked whole.
+ */
+function credentialsOf(target: TsdbTarget): string[] {
+  if (target.api === "v2") return target.token ? [target.token] : [];
+  const basic = /^Basic (.+)$/.exec(target.headers.Authorization ?? "")?.[1];
+  if (basic === undefined) return [];
+  const pair = new TextDecoder().decode(
+    Uint8Array.from(atob(basic), (char) => char.charCodeAt(0)),
+  );
+  return [basic, pair, pair.slice(pair.indexOf(":") + 1)]
+    .sort((a, b) => b.length - a.length);
 }

@@ -125,3 +125,48 @@ Deno.test("createLineSender() returns a redirect instead of following it with th
     await elsewhere.close();
   }
 });
+
+Deno.test("createLineSender() masks the credentials a store echoes, before anything cuts them", async () => {
+  // A store (or a proxy before it) quoting the request back in its refusal.
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      await request.body?.cancel();
+      const auth = request.headers.get("authorization") ?? "";
+      const pair = auth.startsWith("Basic ")
+        ? atob(auth.slice(6))
+        : auth.slice(6);
+      return Response.json({
+        error: `bad credentials ${auth} (${pair}; ${pair.split(":")[1]})`,
+      }, { status: 401 });
+    },
+  );
+  try {
+    const host = `http://127.0.0.1:${server.addr.port}`;
+    const v1 = createLineSender(tsdbTarget({
+      host,
+      api: "v1",
+      database: "home",
+      username: "pi",
+      password: "JSONPASS1",
+    }));
+    const v2 = createLineSender(tsdbTarget({
+      host,
+      api: "v2",
+      database: "home",
+      token: "T0KEN-s3cret",
+    }));
+    const signal = new AbortController().signal;
+    const fromV1 = await v1(LINES, signal);
+    assert.equal(fromV1.status, 401);
+    assert.equal(
+      fromV1.text,
+      '{"error":"bad credentials Basic **** (****; ****)"}',
+    );
+    const fromV2 = await v2(LINES, signal);
+    assert.doesNotMatch(fromV2.text, /T0KEN|s3cret/);
+    assert.match(fromV2.text, /bad credentials Token \*\*\*\*/);
+  } finally {
+    await server.shutdown();
+  }
+});

@@ -60,7 +60,7 @@ export function storeVerdict(
   const { status } = response;
   if (status >= 200 && status < 300) return { kind: "written" };
   const message = storeMessage(response.text);
-  const reason = `${status} ${message}`.trim();
+  const reason = `${status} ${shown(message)}`.trim();
   if (status === 400 || status === 422) {
     const partial = partialWriteDropped(message);
     if (partial !== undefined) {
@@ -139,5 +139,19 @@ function storeMessage(text: string): string {
   } catch {
     // not JSON: the raw text
   }
-  return text.trim().slice(0, 300);
+  return text.trim();
+}
+
+/** The most of a store's error text a reason shows. */
+const MAX_MESSAGE_CHARS = 300;
+
+/**
+ * `message` as a reason shows it: at most {@linkcode MAX_MESSAGE_CHARS} characters
+ * (the line sender masked its secrets first).
+ */
+function shown(message: string): string {
+  const chars = [...message];
+  return chars.length <= MAX_MESSAGE_CHARS
+    ? message
+    : `${chars.slice(0, MAX_MESSAGE_CHARS).join("")}…`;
 }

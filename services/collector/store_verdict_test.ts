@@ -106,3 +106,34 @@ Deno.test("storeVerdict() drops only the lines a 400 or 422 names", () => {
     kind: "written",
   });
 });
+
+Deno.test("storeVerdict() shows at most 300 characters of a reason, and counts a partial write whole", () => {
+  const long = "x".repeat(1000);
+  const verdict = storeVerdict(
+    { status: 503, text: JSON.stringify({ error: long }) },
+    5,
+    v1,
+  );
+  assert.deepEqual(verdict, {
+    kind: "retry",
+    reason: `503 ${"x".repeat(300)}…`,
+  });
+  // 500 unparsable lines named before the count: all counted, the reason cut.
+  const named = Array.from(
+    { length: 500 },
+    (_, i) => `unable to parse 'bad${i}': invalid field format`,
+  ).join("\n");
+  const partial = storeVerdict(
+    {
+      status: 400,
+      text: JSON.stringify({
+        error: `partial write: ${named} dropped=0`,
+      }),
+    },
+    1000,
+    v1,
+  );
+  assert.equal(partial.kind, "drop");
+  assert.equal(partial.kind === "drop" && partial.refused, 500);
+  assert.ok(partial.kind === "drop" && [...partial.reason].length <= 305);
+});

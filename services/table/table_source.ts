@@ -10,6 +10,7 @@ import {
 } from "../../lib/bounded_body.ts";
 import { deadline } from "../../lib/deadline.ts";
 import { errorText } from "../../lib/log.ts";
+import { maskSecrets } from "../../lib/logging.ts";
 import { TableFetchError } from "./table_fetch_error.ts";
 import { type Table, toTable } from "./to_table.ts";
 
@@ -43,13 +44,21 @@ function shownUrl(apiUrl: string): string {
   }
 }
 
-async function serverMessage(response: Response): Promise<string> {
+/**
+ * The data API's `{"message"}` of a refusal, its `secrets` (the API key, which an
+ * API may echo) masked before it is cut to 200 characters.
+ */
+async function serverMessage(
+  response: Response,
+  secrets: readonly string[],
+): Promise<string> {
   const bytes = await boundedBytes(response.body, ERROR_BODY_BYTES)
     .catch(() => new Uint8Array(0));
   try {
     const body = JSON.parse(new TextDecoder().decode(bytes));
     if (typeof body?.message === "string") {
-      return `: ${body.message.slice(0, 200)}`;
+      const chars = [...maskSecrets(body.message, secrets)];
+      return `: ${chars.slice(0, 200).join("")}`;
     }
   } catch {
     // not JSON: the status says enough
@@ -87,6 +96,7 @@ export function createTableSource(
     "Accept-Encoding": "identity",
   };
   if (options.apiKey) headers["Authorization"] = `Bearer ${options.apiKey}`;
+  const secrets = options.apiKey ? [options.apiKey] : [];
   return async () => {
     let response: Response;
     let bytes: Uint8Array<ArrayBuffer>;
@@ -102,7 +112,7 @@ export function createTableSource(
       if (!response.ok) {
         throw new TableFetchError(
           `The data API at ${where} returned HTTP ${response.status} ${response.statusText}`
-            .trimEnd() + await serverMessage(response),
+            .trimEnd() + await serverMessage(response, secrets),
           { status: response.status },
         );
       }

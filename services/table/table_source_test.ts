@@ -104,6 +104,19 @@ Deno.test("createTableSource() reports HTTP error statuses with their code", asy
   }
 });
 
+Deno.test("createTableSource() masks the key an API echoes before it cuts the message", async () => {
+  const key = "table-key-0123456789";
+  // The key sits across the 200th character: cut first, its first half would show.
+  const message = `${"x".repeat(190)} key ${key} refused`;
+  await withStandIn(json({ message }, 401), async (url) => {
+    const error = await createTableSource({ apiUrl: url, apiKey: key })()
+      .then(() => assert.fail("expected an error"), (e) => e);
+    assert.ok(error instanceof TableFetchError);
+    assert.ok(!error.message.includes("table"), error.message);
+    assert.match(error.message, /x key \*\*\*\* $/);
+  });
+});
+
 Deno.test("createTableSource() reports a body that is not JSON", async () => {
   await withStandIn(() => new Response("<html>oops</html>"), async (url) => {
     await assert.rejects(createTableSource({ apiUrl: url })(), (error) => {

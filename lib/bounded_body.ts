@@ -68,8 +68,9 @@ export async function boundedBytes(
  * The bytes of `response`'s body, decoded from its `Content-Encoding` (gzip,
  * deflate, br) in bounded parts, within `maxBytes` decoded (see
  * {@linkcode boundedBytes}). For a `fetch` made with `Accept-Encoding: identity`:
- * Deno's `fetch` then leaves a coded body as it came (it decodes the codings it
- * asked for itself, holding what it decoded without a bound), and this decodes it.
+ * Deno's `fetch` then leaves a coded body as it came (it decodes only the codings
+ * it asked for), and this decodes it with the decoder of `http1/_decode.ts`, whose
+ * parts the bound stops (tested against 1 GiB bombs), whatever the peer sends.
  *
  * @example
  * ```ts

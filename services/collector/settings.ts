@@ -27,6 +27,7 @@ import { parseBleSensors } from "../../drivers/ble/ble_sensor.ts";
 import { cronSchedule } from "./cron_schedule.ts";
 import { pressureSettings } from "../../drivers/pressure/mod.ts";
 import { baseUrl } from "./tsdb_target.ts";
+import { DEFAULT_WEATHER_MAX_BYTES } from "./weather_client.ts";
 
 /**
  * `value` with the password of a `user:password@` part replaced by `***` (the whole
@@ -140,7 +141,7 @@ export const collectorSettings = {
   WEATHER_MAX_BYTES: integer({
     description:
       "Bound on the bytes of one weather reply, decoded (a forecast is about 16 KB; a few hundred bytes of br can decode to 1 GiB); past it the call fails",
-    default: 4 * 1024 * 1024,
+    default: DEFAULT_WEATHER_MAX_BYTES,
     min: 1,
   }),
   // Secret, so the settings check never quotes the raw value (a base URL may hold a

@@ -11,6 +11,9 @@ import { BodyTooLargeError, responseBytes } from "../../lib/bounded_body.ts";
 /** Where the UV index comes from: the retired `/data/2.5/uvi` (the default) or `/data/3.0/onecall`. */
 export type UviSource = "uvi" | "onecall";
 
+/** `WEATHER_MAX_BYTES`'s default: 4 MiB (a forecast is about 16 KB). */
+export const DEFAULT_WEATHER_MAX_BYTES = 4 * 1024 * 1024;
+
 /** What {@linkcode createWeatherClient} needs. */
 export interface WeatherClientOptions {
   /** Base URL of the API, e.g. `https://api.openweathermap.org`. */
@@ -76,7 +79,7 @@ export function createWeatherClient(
   options: WeatherClientOptions,
 ): WeatherClient {
   const base = options.baseUrl.replace(/\/+$/, "");
-  const maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
+  const maxBytes = options.maxBytes ?? DEFAULT_WEATHER_MAX_BYTES;
 
   async function get(
     path: string,

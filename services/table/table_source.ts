@@ -91,8 +91,8 @@ export function createTableSource(
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
     "Accept": "application/json",
-    // Deno's fetch decodes the codings it asked for without a bound on what it holds;
-    // asked for none, it passes a coded body as it came, decoded here in bounded parts.
+    // Deno's fetch decodes only the codings it asked for: asked for none, it passes a
+    // coded body as it came, decoded here in bounded parts (responseBytes).
     "Accept-Encoding": "identity",
   };
   if (options.apiKey) headers["Authorization"] = `Bearer ${options.apiKey}`;

@@ -18,6 +18,22 @@ import {
 /** The bound on the collector's peak resident size, in MB (it starts near 90). */
 const MAX_RESIDENT_MB = 250;
 
+/**
+ * The collector through `main.ts`, writing to the store on 127.0.0.1:`storePort`,
+ * with a weather key and no pressure sensor; `env` adds the rest.
+ */
+function startCollector(storePort: string, env: Record<string, string>) {
+  return startMain(["collector"], {
+    env: {
+      TSDB_HOST: "127.0.0.1",
+      TSDB_PORT: storePort,
+      WEATHER_API_KEY: "k3y",
+      PRESSURE_SENSOR: "none",
+      ...env,
+    },
+  });
+}
+
 for (const [what, body] of HOSTILE_BODIES) {
   Deno.test(`main.ts collector fails each weather call whose response is ${what}, in bounded memory`, async () => {
     const hostile = await body();
@@ -27,14 +43,8 @@ for (const [what, body] of HOSTILE_BODIES) {
       "data/2.5/forecast": hostile,
     });
     const store = startStore();
-    const main = startMain(["collector"], {
-      env: {
-        TSDB_HOST: "127.0.0.1",
-        TSDB_PORT: String(store.port),
-        WEATHER_BASE_URL: weather.url,
-        WEATHER_API_KEY: "k3y",
-        PRESSURE_SENSOR: "none",
-      },
+    const main = startCollector(String(store.port), {
+      WEATHER_BASE_URL: weather.url,
     });
     try {
       for (const path of ["weather", "uvi", "forecast"]) {
@@ -60,14 +70,8 @@ for (const [what, body] of HOSTILE_BODIES) {
       write: { ...await body(), status: 400 },
     });
     const weather = startWeatherStandIn();
-    const main = startMain(["collector"], {
-      env: {
-        TSDB_HOST: "127.0.0.1",
-        TSDB_PORT: String(new URL(storeUpstream.url).port),
-        WEATHER_BASE_URL: weather.url,
-        WEATHER_API_KEY: "k3y",
-        PRESSURE_SENSOR: "none",
-      },
+    const main = startCollector(String(new URL(storeUpstream.url).port), {
+      WEATHER_BASE_URL: weather.url,
     });
     try {
       await main.waitFor(
@@ -93,15 +97,9 @@ Deno.test("main.ts collector takes a write as done when the store accepts it wit
     write: await HOSTILE_BODIES[0]![1](),
   });
   const weather = startWeatherStandIn();
-  const main = startMain(["collector"], {
-    env: {
-      TSDB_HOST: "127.0.0.1",
-      TSDB_PORT: String(new URL(storeUpstream.url).port),
-      WEATHER_BASE_URL: weather.url,
-      WEATHER_API_KEY: "k3y",
-      PRESSURE_SENSOR: "none",
-      LOG_LEVEL: "DEBUG",
-    },
+  const main = startCollector(String(new URL(storeUpstream.url).port), {
+    WEATHER_BASE_URL: weather.url,
+    LOG_LEVEL: "DEBUG",
   });
   try {
     await main.waitFor(/\[DEBUG\] Wrote \d+ points?$/);
@@ -129,15 +127,7 @@ Deno.test("main.ts collector takes weather replies up to WEATHER_MAX_BYTES, lowe
     env: Record<string, string>,
     expected: RegExp,
   ) => {
-    const main = startMain(["collector"], {
-      env: {
-        TSDB_HOST: "127.0.0.1",
-        TSDB_PORT: String(store.port),
-        WEATHER_API_KEY: "k3y",
-        PRESSURE_SENSOR: "none",
-        ...env,
-      },
-    });
+    const main = startCollector(String(store.port), env);
     try {
       await main.waitFor(expected);
       return await peakResidentMb(main.child.pid);
@@ -178,16 +168,10 @@ Deno.test("main.ts collector drops only the points a v2 store refuses with an en
     "api/v2/write": { endless: true, status: 400 },
   });
   const weather = startWeatherStandIn();
-  const main = startMain(["collector"], {
-    env: {
-      TSDB_HOST: "127.0.0.1",
-      TSDB_PORT: String(new URL(storeUpstream.url).port),
-      TSDB_API: "v2",
-      TSDB_TOKEN: "t0k",
-      WEATHER_BASE_URL: weather.url,
-      WEATHER_API_KEY: "k3y",
-      PRESSURE_SENSOR: "none",
-    },
+  const main = startCollector(String(new URL(storeUpstream.url).port), {
+    TSDB_API: "v2",
+    TSDB_TOKEN: "t0k",
+    WEATHER_BASE_URL: weather.url,
   });
   try {
     await main.waitFor(

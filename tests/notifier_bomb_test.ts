@@ -16,23 +16,40 @@ import {
 /** The bound on the notifier's peak resident size, in MB (it starts near 90). */
 const MAX_RESIDENT_MB = 250;
 
+/**
+ * The notifier through `main.ts`, sending to `json://HOST/hook`, once it listens;
+ * `note()` asks it for one note.
+ */
+async function startNotifier(host: string) {
+  const port = freePort();
+  const main = startMain(["notifier"], {
+    env: {
+      NOTIFIER_HOST: "127.0.0.1",
+      NOTIFIER_PORT: String(port),
+      NOTIFIER_URLS: `json://${host}/hook`,
+    },
+  });
+  try {
+    await main.waitFor(/notifier listening on http:\/\/127\.0\.0\.1:\d+/);
+  } catch (error) {
+    await main.stop("SIGKILL");
+    throw error;
+  }
+  return {
+    main,
+    note: () => fetch(`http://127.0.0.1:${port}/note/Door/Opened`),
+  };
+}
+
 for (const [what, body] of HOSTILE_BODIES) {
   Deno.test(`main.ts notifier fails a note whose target refuses it with ${what}, in bounded memory`, async () => {
     const target = startBombUpstream({
       hook: { ...await body(), status: 400 },
     });
     const host = new URL(target.url).host;
-    const port = freePort();
-    const main = startMain(["notifier"], {
-      env: {
-        NOTIFIER_HOST: "127.0.0.1",
-        NOTIFIER_PORT: String(port),
-        NOTIFIER_URLS: `json://${host}/hook`,
-      },
-    });
+    const { main, note } = await startNotifier(host);
     try {
-      await main.waitFor(/notifier listening on http:\/\/127\.0\.0\.1:\d+/);
-      const response = await fetch(`http://127.0.0.1:${port}/note/Door/Opened`);
+      const response = await note();
       assert.equal(response.status, 502);
       const { results } = await response.json();
       assert.deepEqual(results, [{
@@ -54,18 +71,9 @@ for (const [what, body] of HOSTILE_BODIES) {
 
 Deno.test("main.ts notifier delivers a note its target accepts with a bomb for a body, once", async () => {
   const target = startBombUpstream({ hook: await HOSTILE_BODIES[0]![1]() });
-  const host = new URL(target.url).host;
-  const port = freePort();
-  const main = startMain(["notifier"], {
-    env: {
-      NOTIFIER_HOST: "127.0.0.1",
-      NOTIFIER_PORT: String(port),
-      NOTIFIER_URLS: `json://${host}/hook`,
-    },
-  });
+  const { main, note } = await startNotifier(new URL(target.url).host);
   try {
-    await main.waitFor(/notifier listening on http:\/\/127\.0\.0\.1:\d+/);
-    const response = await fetch(`http://127.0.0.1:${port}/note/Door/Opened`);
+    const response = await note();
     const { results } = await response.json();
     assert.equal(response.status, 200);
     assert.equal(results.length, 1);

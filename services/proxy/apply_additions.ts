@@ -31,16 +31,10 @@ export interface AdditionsApplier {
   /** The additions of the route named `route`, if it has any. */
   of(route: string): RouteAdditions | undefined;
   /**
-   * `target` with the route's parameters set, replacing the client's of the same
-   * (form-decoded) name; the client's other parameters keep their raw form.
-   */
-  target(additions: RouteAdditions, target: URL): URL;
-  /** {@linkcode target} as a string, without parsing it again (cheaper). */
-  targetHref(additions: RouteAdditions, target: URL): string;
-  /**
    * A raw query (`""`, or `?` and the client's parameters) with the route's
-   * parameters set as {@linkcode target} sets them, for `resolveTarget` to parse
-   * the target once, with them.
+   * parameters set, replacing the client's of the same (form-decoded) name; the
+   * client's other parameters keep their raw form. `resolveTarget` parses the
+   * target once, with them.
    */
   query(additions: RouteAdditions, query: string): string;
   /**
@@ -76,10 +70,9 @@ export interface AdditionsApplier {
  *
  * const routes = parseRoutes("weather=https://api.openweathermap.org/data/2.5");
  * const env = { PROXY_ROUTE_WEATHER_QUERY: "appid=KEY" };
- * let target = new URL("https://api.openweathermap.org/data/2.5/weather?q=Madrid");
  * const applier = createAdditionsApplier(readRouteAdditions(env, routes).additions);
  * const added = applier.of("weather");
- * if (added) target = applier.target(added, target);
+ * if (added) applier.query(added, "?q=Madrid"); // "?q=Madrid&appid=KEY"
  * ```
  */
 export function createAdditionsApplier(
@@ -102,18 +95,11 @@ export function createAdditionsApplier(
     const kept = withoutParams(raw.slice(1), query.names);
     return `?${kept === "" ? query.extra : `${kept}&${query.extra}`}`;
   };
-  const targetHref = (added: RouteAdditions, target: URL) =>
-    added.query.length === 0
-      ? target.href
-      : `${target.origin}${target.pathname}${addQuery(added, target.search)}`;
   const relayed = new Map(
     [...additions].map(([route, added]) => [route, relayAdditions(added)]),
   );
   return {
     of: (route) => additions.get(route),
-    target: (added, target) =>
-      added.query.length === 0 ? target : new URL(targetHref(added, target)),
-    targetHref,
     query: addQuery,
     header(added, request, name) {
       if (added !== undefined) {

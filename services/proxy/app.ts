@@ -3,39 +3,34 @@
  *
  * @module
  */
-import { Context, Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono } from "hono";
 import { healthCheck } from "../../lib/health_check.ts";
 import { jsonErrors } from "../../lib/json_errors.ts";
 import type { Log } from "../../lib/log.ts";
 import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { preview } from "../../lib/preview.ts";
-import { createRelay, type RelayAdditions } from "./relay.ts";
+import { createRelay } from "./relay.ts";
 import type { Http1Client } from "../../lib/http1/client.ts";
 import { createUpstream } from "../../lib/http1/upstream.ts";
-import { type Resolution, resolveTarget } from "./resolve_target.ts";
+import type { Resolution } from "./resolve_target.ts";
+import { createResolver } from "./_resolver.ts";
 import { declaresBody } from "./_headers.ts";
 import type { ProxyRoute } from "./routes.ts";
 import {
   type AllowedOrigins,
   parseAllowOrigin,
 } from "../../lib/allow_origin.ts";
-import { createOriginPolicy, type OriginPolicy } from "./origin_policy.ts";
-import { corsHeaders, exposeOn, preflight, withCors } from "./cors.ts";
+import { createOriginPolicy, originRule } from "./origin_policy.ts";
+import { corsHeaders, preflight, withCors } from "./cors.ts";
 import type { AdditionsByRoute } from "./route_additions.ts";
 import { createAdditionsApplier } from "./apply_additions.ts";
 import { createResponseCache, type RouteUpstream } from "./response_cache.ts";
-import { createClientKey } from "./_client_address.ts";
-import {
-  createRateLimitGuard,
-  RATE_LIMIT_HEADERS,
-  type RateLimitGuardOptions,
-} from "./rate_limit_guard.ts";
+import { createRateLimiting, type ProxyRateLimits } from "./_rate_limiting.ts";
 import { requireHeader } from "./require_header.ts";
-import type { AddressRange } from "./trusted_proxies.ts";
 import { httpMetrics } from "../../lib/metrics/http_metrics.ts";
 import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
 import { readyzResponse } from "../../lib/readyz.ts";
-import { type ProxyMetrics, proxyMetrics } from "./proxy_metrics.ts";
+import { proxyMetrics } from "./proxy_metrics.ts";
 import { createPrivateHeaders } from "./private_headers.ts";
 
 /** Methods relayed to the upstream. */
@@ -45,9 +40,6 @@ export const RELAYED_METHODS: readonly string[] = [
   "PUT",
   "DELETE",
 ];
-
-/** How many URLs' resolutions are kept when the cache is on. */
-const RESOLVED_URLS = 1024;
 
 /** Dependencies and settings of {@linkcode createProxyApp}. */
 export interface ProxyAppOptions {
@@ -116,17 +108,7 @@ export interface ProxyAppOptions {
   metrics?: MetricsRegistry;
 }
 
-/** The rate limits of {@linkcode ProxyAppOptions}. */
-export interface ProxyRateLimits extends
-  Pick<
-    RateLimitGuardOptions,
-    "limit" | "perClient" | "upstream" | "maxClients"
-  > {
-  /** Reverse proxies whose `X-Forwarded-For` (or `Forwarded`) is believed. @default none */
-  trustedProxies?: readonly AddressRange[];
-  /** Count per client address, or per `Origin`. @default "address" */
-  by?: "address" | "origin";
-}
+export type { ProxyRateLimits };
 
 /**
  * Returns the proxy app. `GET /healthz` returns `{"status":"ok"}` unless a route is
@@ -181,38 +163,17 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     via: `1.1 ${pseudonym}`,
     removeHeaders: options.removeHeaders,
   });
-  const limits = options.rateLimits;
-  const guard = limits && (limits.limit || limits.perClient?.size ||
-      limits.upstream?.size)
-    ? createRateLimitGuard({
-      ...limits,
-      clientKey: createClientKey({
-        trusted: limits.trustedProxies,
-        by: limits.by,
-      }),
-      log,
-      allowOrigin,
-      now: options.now,
-    })
-    : undefined;
-  // The rate-limit headers of a relayed response go in with its other headers: set
-  // on the Response afterwards, they make Deno build its headers twice, which cost
-  // a fifth of the requests per second. Other responses (cache hits, the proxy's
-  // own) get them set.
-  const counted = new WeakMap<Request, CountedRequest>();
+  const limiting = createRateLimiting(options.rateLimits, {
+    log,
+    allowOrigin,
+    now: options.now,
+  });
+  const relayed = (route: ProxyRoute) => additions.relayed(route.name);
   // The headers are set in the relay, past the cache: a hit needs no new request.
   // The upstream ceiling sits past the cache too: a hit does not count against it.
-  const relayUpstream: RouteUpstream = (request, route, target) => {
-    const added = additions.relayed(route.name);
-    const counting = guard && counted.get(request);
-    return relay(
-      request,
-      route,
-      target,
-      counting ? withRateLimits(counting, added) : added,
-    );
-  };
-  const upstream = guard ? guard.upstream(relayUpstream) : relayUpstream;
+  const upstream: RouteUpstream = limiting
+    ? limiting.upstream(relay, relayed)
+    : (request, route, target) => relay(request, route, target, relayed(route));
   const cacheMs = options.cacheMs ?? 0;
   const call = cacheMs > 0
     ? createResponseCache(upstream, {
@@ -226,6 +187,8 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       headerValue: (request, route, name) =>
         additions.header(additions.of(route.name), request, name),
       events: measured?.cache,
+      // Set on each response, the hits' included, by the rate limits.
+      unstored: ["ratelimit", "ratelimit-policy"],
       // A private header the route replaces is the proxy's, not the client's.
       isPrivate: (request, route) =>
         privateHeaders.carried(
@@ -235,7 +198,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     })
     : upstream;
   /** Relays `request` within `route` to `parsed`, its target (added parameters in). */
-  const relayed = (request: Request, route: ProxyRoute, parsed: URL) => {
+  const logged = (request: Request, route: ProxyRoute, parsed: URL) => {
     // The query may hold the client's keys, or the route's: not logged. The origin is
     // the route's (resolveTarget checked it), cheaper than parsing it out again. Not
     // built at all when DEBUG is off (the line, and the masking of the route's values).
@@ -248,28 +211,10 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     }
     return call(request, route, parsed);
   };
-  // A route's added parameters go into the target as it is resolved: the URL the
-  // client sends is parsed once, not once more with them.
-  const addQuery = options.additions?.size
-    ? (route: ProxyRoute, query: string) => {
-      const added = additions.of(route.name);
-      return added ? additions.query(added, query) : query;
-    }
-    : undefined;
-  // With the cache on, the same URLs come again and again: their resolutions are
-  // kept (a bounded few), which spares a hit a good part of its time.
-  const resolved = new Map<string, ReturnType<typeof resolveTarget>>();
-  const resolve = cacheMs > 0
-    ? (url: string) => {
-      let resolution = resolved.get(url);
-      if (resolution === undefined) {
-        resolution = resolveTarget(routes, url, addQuery);
-        if (resolved.size >= RESOLVED_URLS) resolved.clear();
-        resolved.set(url, resolution);
-      }
-      return resolution;
-    }
-    : (url: string) => resolveTarget(routes, url, addQuery);
+  const resolve = createResolver(routes, {
+    additions: options.additions?.size ? additions : undefined,
+    remember: cacheMs > 0,
+  });
   const cors = corsHeaders(allowOrigin);
   const allowed = [...RELAYED_METHODS, "OPTIONS"];
   const required = options.requireHeader?.length
@@ -282,7 +227,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   // origin's 403 carries none, and every other response names the client's origin.
   const app = new Hono();
   if (options.metrics) app.use(httpMetrics(options.metrics));
-  if (origins !== "*") app.use(originRule(policy, measured));
+  if (origins !== "*") app.use(originRule(policy, measured?.refusedOrigin));
   if (!routes.some((route) => route.name === "healthz")) {
     app.get("/healthz", (c) => withCors(healthCheck(c), allowOrigin));
   }
@@ -291,9 +236,9 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     app.get("/readyz", () => withCors(readyzResponse(undefined), allowOrigin));
   }
   const errors = jsonErrors(log);
-  const failed = async (error: Error, c: Context) =>
-    withCors(await errors(error, c), allowOrigin);
-  app.onError(failed);
+  app.onError(async (error, c) =>
+    withCors(await errors(error, c), allowOrigin)
+  );
 
   const handle = (c: Context): Response | Promise<Response> => {
     const request = c.req.raw;
@@ -331,25 +276,16 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
   ): Response | Promise<Response> => {
     const refused = required?.(request);
     if (refused) return refused;
-    const route = resolution.route;
-    if (guard?.limits(route.name)) {
-      const peer = (env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined)
-        ?.remoteAddr?.hostname;
-      const count = guard.admit(request, peer, route);
-      if (count instanceof Response) return count;
-      const counting: CountedRequest = {
-        pairs: () => guard.pairs(route, count),
-        applied: false,
-      };
-      counted.set(request, counting);
-      const decorated = (response: Response) =>
-        counting.applied ? response : guard.decorate(response, route, count);
-      const response = guarded(request, route, resolution.parsed);
-      return response instanceof Response
-        ? decorated(response)
-        : response.then(decorated);
-    }
-    return guarded(request, route, resolution.parsed);
+    const { route, parsed } = resolution;
+    if (!limiting) return guarded(request, route, parsed);
+    const peer = (env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined)
+      ?.remoteAddr?.hostname;
+    return limiting.admit(
+      request,
+      peer,
+      route,
+      () => guarded(request, route, parsed),
+    );
   };
   /** The checks past the path's, then the relay. */
   const guarded = (
@@ -374,85 +310,8 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       log.warn(message);
       return Response.json({ message }, { status: 508, headers: cors });
     }
-    return relayed(request, route, parsed);
+    return logged(request, route, parsed);
   };
   app.all("*", handle);
-  if (options.metrics || origins !== "*") return app;
-  // Without middleware, a request relayed within a route needs nothing of Hono's
-  // (its router, its context): it goes straight to the relay, and every other
-  // request (OPTIONS, HEAD, other methods, paths outside the routes, the health
-  // check) through Hono as before. A failure is handled as Hono handles one.
-  const routed = app.fetch;
-  app.fetch = (request, env, executionCtx) => {
-    if (!RELAYED_METHODS.includes(request.method)) {
-      return routed(request, env, executionCtx);
-    }
-    const resolution = resolve(request.url);
-    if (resolution.kind !== "target") {
-      return routed(request, env, executionCtx);
-    }
-    const failure = (error: unknown) => {
-      if (!(error instanceof Error)) throw error;
-      const path = app.getPath(request, { env });
-      return failed(error, new Context(request, { env, executionCtx, path }));
-    };
-    try {
-      const response = within(request, env, resolution);
-      return response instanceof Promise ? response.catch(failure) : response;
-    } catch (error) {
-      return failure(error);
-    }
-  };
   return app;
-}
-
-/** A request counted by the rate limits, on its way to the relay. */
-interface CountedRequest {
-  /** Its `RateLimit-Policy` and `RateLimit` pairs. */
-  pairs(): [string, string][];
-  /** Whether the relay put them on its response. */
-  applied: boolean;
-}
-
-/** `added` with the rate-limit headers of `counting` put on the response. */
-function withRateLimits(
-  counting: CountedRequest,
-  added: RelayAdditions | undefined,
-): RelayAdditions {
-  return {
-    request: (pairs) => added ? added.request(pairs) : pairs,
-    response(pairs) {
-      // The proxy's replace the upstream's own.
-      const own = counting.pairs();
-      const out = (added ? added.response(pairs) : pairs).filter(([name]) =>
-        !own.some(([replaced]) => replaced === name)
-      );
-      for (const pair of own) out.push(pair);
-      exposeOn(out, RATE_LIMIT_HEADERS);
-      counting.applied = true;
-      return out;
-    },
-  };
-}
-
-/** Middleware applying `policy` to every request and response. */
-function originRule(
-  policy: OriginPolicy,
-  metrics?: ProxyMetrics,
-): MiddlewareHandler {
-  return async function originRuleMiddleware(c, next) {
-    const refused = policy.refuse(c.req.raw);
-    if (refused) {
-      metrics?.refusedOrigin();
-      return refused;
-    }
-    await next();
-    const applied = policy.apply(c.req.raw, c.res);
-    if (applied !== c.res) {
-      // A copy (the response's headers were immutable): Hono would merge the old
-      // response's headers into it, the old Access-Control-Allow-Origin included.
-      c.res = undefined;
-      c.res = applied;
-    }
-  };
 }

@@ -118,33 +118,6 @@ export function corsPairs(
   return pairs;
 }
 
-/**
- * Adds `names` (lower case) to a listed `Access-Control-Expose-Headers` of
- * `headers` (the cache's `Age` and `X-Cache`), a `Headers` or a list of pairs
- * (changed in place); `*` and no list are left alone.
- *
- * @example
- * ```ts
- * const headers = new Headers({ "access-control-expose-headers": "etag" });
- * exposeAlso(headers, ["age"]);
- * headers.get("access-control-expose-headers"); // "etag, age"
- * ```
- */
-export function exposeAlso(
-  headers: Headers | [string, string][],
-  names: readonly string[],
-): void {
-  if (headers instanceof Headers) {
-    const exposed = headers.get(EXPOSE_HEADERS);
-    if (exposed !== null) {
-      headers.set(EXPOSE_HEADERS, alsoNaming(exposed, names));
-    }
-    return;
-  }
-  const pair = headers.find(([name]) => name === EXPOSE_HEADERS);
-  if (pair !== undefined) pair[1] = alsoNaming(pair[1], names);
-}
-
 /** An `Access-Control-Expose-Headers` value that also names `names`. */
 function alsoNaming(exposed: string, names: readonly string[]): string {
   if (exposed.trim() === "*") return exposed;
@@ -181,35 +154,51 @@ export function preflight(
   return new Response(null, { status: 204, headers });
 }
 
+/** Options of {@linkcode exposeOn}. */
+export interface ExposeOptions {
+  /**
+   * Add the names only to a list already there (the cache's `Age` and `X-Cache`,
+   * exposed only where the response exposes others). @default false
+   */
+  onlyIfListed?: boolean;
+}
+
 /**
  * Adds `names` (lower case) to the `Access-Control-Expose-Headers` of `headers`,
- * creating it when absent (`*` is left alone): the rate-limit headers, which a page
- * must read on every response of a limited route, the proxy's own included.
- * `headers` is a `Headers` or a list of pairs (the list changed in place, its pairs
- * replaced rather than changed).
+ * creating it when absent unless `onlyIfListed` (`*` is left alone): the rate-limit
+ * headers, which a page must read on every response of a limited route, the proxy's
+ * own included. `headers` is a `Headers` or a list of pairs (the list changed in
+ * place, its pairs replaced rather than changed).
  *
  * @example
  * ```ts
  * const headers = new Headers(corsHeaders("https://a.example"));
  * exposeOn(headers, ["retry-after"]);
  * headers.get("access-control-expose-headers"); // "retry-after"
+ * const listed = new Headers({ "access-control-expose-headers": "etag" });
+ * exposeOn(listed, ["age"], { onlyIfListed: true });
+ * listed.get("access-control-expose-headers"); // "etag, age"
  * ```
  */
 export function exposeOn(
   headers: Headers | [string, string][],
   names: readonly string[],
+  options: ExposeOptions = {},
 ): void {
+  const create = !options.onlyIfListed;
   if (headers instanceof Headers) {
     const exposed = headers.get(EXPOSE_HEADERS);
-    if (exposed === null) headers.set(EXPOSE_HEADERS, names.join(", "));
-    else if (exposed.trim() !== "*") {
+    if (exposed === null) {
+      if (create) headers.set(EXPOSE_HEADERS, names.join(", "));
+    } else if (exposed.trim() !== "*") {
       headers.set(EXPOSE_HEADERS, alsoNaming(exposed, names));
     }
     return;
   }
   const at = headers.findIndex(([name]) => name === EXPOSE_HEADERS);
-  if (at < 0) headers.push([EXPOSE_HEADERS, names.join(", ")]);
-  else if (headers[at]![1].trim() !== "*") {
+  if (at < 0) {
+    if (create) headers.push([EXPOSE_HEADERS, names.join(", ")]);
+  } else if (headers[at]![1].trim() !== "*") {
     headers[at] = [EXPOSE_HEADERS, alsoNaming(headers[at]![1], names)];
   }
 }

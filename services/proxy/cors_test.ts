@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import {
   corsHeaders,
   corsPairs,
-  exposeAlso,
+  exposeOn,
   fallbackOrigin,
   preflight,
   setByProxy,
@@ -62,22 +62,45 @@ Deno.test("corsPairs() exposes * to any origin, the header names to a single one
   assert.equal(setByProxy("content-type"), false);
 });
 
-Deno.test("exposeAlso() adds names to a listed value only, in Headers or pairs", () => {
+Deno.test("exposeOn(…, { onlyIfListed }) adds names to a listed value only, in Headers or pairs", () => {
   const headers = new Headers({ "access-control-expose-headers": "ETag, age" });
-  exposeAlso(headers, ["age", "x-cache"]);
+  exposeOn(headers, ["age", "x-cache"], { onlyIfListed: true });
   assert.equal(
     headers.get("access-control-expose-headers"),
     "etag, age, x-cache",
   );
   const any = new Headers({ "access-control-expose-headers": "*" });
-  exposeAlso(any, ["age"]);
+  exposeOn(any, ["age"], { onlyIfListed: true });
   assert.equal(any.get("access-control-expose-headers"), "*");
   const none = new Headers();
-  exposeAlso(none, ["age"]);
+  exposeOn(none, ["age"], { onlyIfListed: true });
   assert.equal(none.has("access-control-expose-headers"), false);
   const pairs: [string, string][] = [["access-control-expose-headers", "etag"]];
-  exposeAlso(pairs, ["age"]);
+  exposeOn(pairs, ["age"], { onlyIfListed: true });
   assert.deepEqual(pairs, [["access-control-expose-headers", "etag, age"]]);
+});
+
+Deno.test("exposeOn() creates the list when absent and replaces pairs, not changes them", () => {
+  const headers = new Headers();
+  exposeOn(headers, ["ratelimit", "retry-after"]);
+  assert.equal(
+    headers.get("access-control-expose-headers"),
+    "ratelimit, retry-after",
+  );
+  const any = new Headers({ "access-control-expose-headers": "*" });
+  exposeOn(any, ["ratelimit"]);
+  assert.equal(any.get("access-control-expose-headers"), "*");
+  const shared: [string, string] = ["access-control-expose-headers", "etag"];
+  const pairs: [string, string][] = [shared];
+  exposeOn(pairs, ["ratelimit"]);
+  assert.deepEqual(pairs, [[
+    "access-control-expose-headers",
+    "etag, ratelimit",
+  ]]);
+  assert.deepEqual(shared, ["access-control-expose-headers", "etag"]);
+  const empty: [string, string][] = [];
+  exposeOn(empty, ["ratelimit"]);
+  assert.deepEqual(empty, [["access-control-expose-headers", "ratelimit"]]);
 });
 
 Deno.test("preflight() returns 204 with the methods and the asked headers", () => {

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { MiddlewareHandler } from "hono";
 import { preview } from "../../lib/preview.ts";
 import type { AllowedOrigins } from "../../lib/allow_origin.ts";
 import { fallbackOrigin, setAllowOrigin } from "./cors.ts";
@@ -90,4 +91,40 @@ function setOrigin(headers: Headers, origin: string | null): void {
   ) {
     headers.set("vary", `${vary}, Origin`);
   }
+}
+
+/**
+ * Middleware applying `policy` to every request and response; `onRefused` is told
+ * of each request refused (the metrics).
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ *
+ * const app = new Hono();
+ * app.use(originRule(createOriginPolicy(["https://a.example"])));
+ * app.get("/x", (c) => c.text("x"));
+ * const refused = await app.request("/x", { headers: { origin: "https://b.example" } });
+ * refused.status; // 403
+ * ```
+ */
+export function originRule(
+  policy: OriginPolicy,
+  onRefused?: () => void,
+): MiddlewareHandler {
+  return async function originRuleMiddleware(c, next) {
+    const refused = policy.refuse(c.req.raw);
+    if (refused) {
+      onRefused?.();
+      return refused;
+    }
+    await next();
+    const applied = policy.apply(c.req.raw, c.res);
+    if (applied !== c.res) {
+      // A copy (the response's headers were immutable): Hono would merge the old
+      // response's headers into it, the old Access-Control-Allow-Origin included.
+      c.res = undefined;
+      c.res = applied;
+    }
+  };
 }

@@ -178,18 +178,16 @@ export function createRateLimitGuard(
     route: ProxyRoute,
     count: RateCount | undefined,
   ): Response => {
-    const limits = limitsOf(route.name);
-    if (limits === undefined) return response;
-    const state = stateOf(limits, count);
+    const added = pairs(route, count);
+    if (added.length === 0) return response;
     let target = response;
     try {
-      target.headers.set("ratelimit-policy", limits.policy);
+      setAll(target.headers, added);
     } catch {
       // Immutable headers: a copy takes the new ones.
       target = new Response(response.body, response);
-      target.headers.set("ratelimit-policy", limits.policy);
+      setAll(target.headers, added);
     }
-    if (state !== "") target.headers.set("ratelimit", state);
     exposeOn(target.headers, RATE_LIMIT_HEADERS);
     return target;
   };
@@ -241,6 +239,11 @@ export function createRateLimitGuard(
       };
     },
   };
+}
+
+/** Sets each of `pairs` on `headers`. */
+function setAll(headers: Headers, pairs: readonly [string, string][]): void {
+  for (const [name, value] of pairs) headers.set(name, value);
 }
 
 /** One member of `RateLimit-Policy`: quota `q` per window `w` in seconds. */

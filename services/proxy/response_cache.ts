@@ -10,7 +10,7 @@ import { ageSeconds, freshness } from "./_cache_control.ts";
 import { createResponseStore, type StoredResponse } from "./_response_store.ts";
 import type { CacheEvents } from "./proxy_metrics.ts";
 import { collected } from "./_collected_body.ts";
-import { exposeAlso } from "./cors.ts";
+import { exposeOn } from "./cors.ts";
 import type { ProxyRoute } from "./routes.ts";
 
 /** An upstream request: `request` relayed to `target` within `route`. */
@@ -50,6 +50,12 @@ export interface ResponseCacheOptions {
    * cache. @default none is
    */
   isPrivate?: (request: Request, route: ProxyRoute) => boolean;
+  /**
+   * Response headers (lower case) that belong to one client, set on every response
+   * by the caller of the cache (the rate limits' `RateLimit`): never stored, so a hit
+   * carries none of another client's. @default none
+   */
+  unstored?: readonly string[];
 }
 
 const X_CACHE = "x-cache";
@@ -75,6 +81,7 @@ export function createResponseCache(
   const now = options.now ?? Date.now;
   const store = createResponseStore(options.maxBytes);
   const entryLimit = Math.floor(options.maxBytes / 16);
+  const unstored = options.unstored ?? [];
   /** Misses under way, by key: resolve with the stored entry, if it was stored. */
   const flights = new Map<string, Promise<StoredResponse | undefined>>();
 
@@ -117,8 +124,10 @@ export function createResponseCache(
       return marked(response, "MISS", response.headers.get("age") ?? "0");
     }
     const headers: [string, string][] = [...response.headers]
-      .filter(([name]) => name !== "age" && name !== X_CACHE);
-    exposeAlso(headers, ["age", X_CACHE]);
+      .filter(([name]) =>
+        name !== "age" && name !== X_CACHE && !unstored.includes(name)
+      );
+    exposeOn(headers, ["age", X_CACHE], { onlyIfListed: true });
     const storedAt = now();
     const keep = (bytes: Uint8Array<ArrayBuffer> | undefined) => {
       if (bytes === undefined) return settle(undefined);
@@ -259,6 +268,6 @@ function marked(response: Response, state: string, age: string): Response {
     target.headers.set(X_CACHE, state);
   }
   target.headers.set("age", age);
-  exposeAlso(target.headers, ["age", X_CACHE]);
+  exposeOn(target.headers, ["age", X_CACHE], { onlyIfListed: true });
   return target;
 }

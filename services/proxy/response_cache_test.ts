@@ -345,3 +345,31 @@ Deno.test("createResponseCache() names Age and X-Cache in a listed Access-Contro
     );
   }
 });
+
+Deno.test("createResponseCache() stores none of the unstored headers of the response it keeps", async () => {
+  const { call, calls } = upstream((_request, n) =>
+    new Response(`response ${n}`, {
+      headers: {
+        "ratelimit": `"client";r=${10 - n};t=60`,
+        "ratelimit-policy": `"client";q=10;w=60`,
+        "etag": '"v1"',
+      },
+    })
+  );
+  const cached = createResponseCache(call, {
+    ttlMs: 10_000,
+    maxBytes: 1 << 20,
+    unstored: ["ratelimit", "ratelimit-policy"],
+  });
+  const miss = await cached(get(), API!, target());
+  // The client whose request was relayed gets its own headers as they came.
+  assert.equal(miss.headers.get("ratelimit"), `"client";r=9;t=60`);
+  await miss.text();
+  const hit = await cached(get(), API!, target());
+  assert.equal(hit.headers.get("x-cache"), "HIT");
+  assert.equal(hit.headers.get("ratelimit"), null);
+  assert.equal(hit.headers.get("ratelimit-policy"), null);
+  assert.equal(hit.headers.get("etag"), '"v1"');
+  assert.equal(await hit.text(), "response 1");
+  assert.equal(calls.length, 1);
+});

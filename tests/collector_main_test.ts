@@ -139,7 +139,7 @@ Deno.test("collector --once posts v2 writes with the token, skips a non-200 repl
       TSDB_HOST: "127.0.0.1",
       TSDB_PORT: String(store.port),
       TSDB_API: "v2",
-      TSDB_ORG: "home-org",
+      TSDB_ORG: "home org",
       TSDB_BUCKET: "sensors",
       TSDB_TOKEN: "s3cret-token",
       WEATHER_BASE_URL: weather.url,
@@ -155,10 +155,14 @@ Deno.test("collector --once posts v2 writes with the token, skips a non-200 repl
       /\[WARNING\] Weather call \/data\/2\.5\/forecast returned 503: its points are skipped$/m,
     );
     assert.ok(!output.includes("s3cret-token") && !output.includes("k3y"));
+    const written =
+      `http://127.0.0.1:${store.port}/api/v2/write?org=home%20org&bucket=sensors&precision=ms`;
     assert.deepEqual(store.requests.map((r) => [r.url, r.auth]), [[
-      `http://127.0.0.1:${store.port}/api/v2/write?org=home-org&bucket=sensors&precision=ms`,
+      written,
       "Token s3cret-token",
     ]]);
+    // The URL logged is the URL requested.
+    assert.ok(output.includes(`writing to ${written}`), output);
     assert.deepEqual(
       store.lines().map((line) => line.split(" ")[0]),
       [

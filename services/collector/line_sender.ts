@@ -54,7 +54,7 @@ export type SendLines = (
  * ```
  */
 export function createLineSender(target: TsdbTarget): SendLines {
-  const { url, headers } = target.api === "v1" ? target : v2Request(target);
+  const { url, headers } = target;
   const secrets = credentialsOf(target);
   return async (lines, signal) => {
     const response = await fetch(url, {
@@ -81,30 +81,15 @@ export function createLineSender(target: TsdbTarget): SendLines {
 }
 
 /**
- * The v2 write request, as `@influxdata/influxdb-client`'s write API sends it (its
- * transport held a JSON error reply whole, without a bound).
- */
-function v2Request(
-  target: Extract<TsdbTarget, { api: "v2" }>,
-): { url: string; headers: Record<string, string> } {
-  const query = `org=${encodeURIComponent(target.org)}&bucket=${
-    encodeURIComponent(target.bucket)
-  }&precision=ms`;
-  const headers: Record<string, string> = {
-    "Content-Type": "text/plain; charset=utf-8",
-  };
-  if (target.token) headers.Authorization = `Token ${target.token}`;
-  return { url: `${target.root}/api/v2/write?${query}`, headers };
-}
-
-/**
  * The credentials `target` sends, in every form a store could echo them in: the
- * token (v2); the Basic header's encoded value, `user:password` and the password
- * (v1). Longest first, so that one holding another is masked whole.
+ * token (v2, `Token ...`); the Basic header's encoded value, `user:password` and
+ * the password (v1). Longest first, so that one holding another is masked whole.
  */
 function credentialsOf(target: TsdbTarget): string[] {
-  if (target.api === "v2") return target.token ? [target.token] : [];
-  const basic = /^Basic (.+)$/.exec(target.headers.Authorization ?? "")?.[1];
+  const authorization = target.headers.Authorization ?? "";
+  const token = /^Token (.+)$/s.exec(authorization)?.[1];
+  if (token !== undefined) return [token];
+  const basic = /^Basic (.+)$/.exec(authorization)?.[1];
   if (basic === undefined) return [];
   const pair = new TextDecoder().decode(
     Uint8Array.from(atob(basic), (char) => char.charCodeAt(0)),

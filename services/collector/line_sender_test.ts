@@ -38,15 +38,16 @@ Deno.test("createLineSender() posts v1 batches to /write with basic auth", async
 Deno.test("createLineSender() posts v2 batches to /api/v2/write with the token", async () => {
   const store = startStore();
   try {
-    const send = createLineSender(tsdbTarget({
+    const target = tsdbTarget({
       host: "127.0.0.1",
       port: store.port,
       api: "v2",
       database: "home",
       org: "my org",
-      bucket: "sensors",
+      bucket: "a&b",
       token: "t0k",
-    }));
+    });
+    const send = createLineSender(target);
     const signal = new AbortController().signal;
     // Large enough for the library's gzip threshold, were it to compress.
     const many = Array.from({ length: 100 }, (_, i) => `${LINES[0]}${i}`);
@@ -54,11 +55,13 @@ Deno.test("createLineSender() posts v2 batches to /api/v2/write with the token",
     assert.equal(store.requests.length, 1);
     assert.deepEqual(store.requests[0], {
       url:
-        `http://127.0.0.1:${store.port}/api/v2/write?org=my%20org&bucket=sensors&precision=ms`,
+        `http://127.0.0.1:${store.port}/api/v2/write?org=my%20org&bucket=a%26b&precision=ms`,
       auth: "Token t0k",
       contentType: "text/plain; charset=utf-8",
       encoding: null,
     });
+    // The URL logged is the URL requested.
+    assert.equal(store.requests[0]?.url, target.label);
     assert.deepEqual(store.lines(), many);
 
     // Refusals and outages come back to the writer, never retried here.

@@ -6,30 +6,20 @@
  */
 
 /**
- * The write endpoint. v1 is posted as it is (`url` and `headers`); v2 is posted to
- * `/api/v2/write` under the base URL, with the organisation, bucket and token.
+ * The write endpoint: the one request the line sender posts, and the same URL for
+ * logs. v1 posts to `/write?db=` (Basic credentials), v2 to `/api/v2/write?org=&bucket=`
+ * (`Authorization: Token ...`), both with `precision=ms`.
  */
-export type TsdbTarget = {
-  readonly api: "v1";
-  /** Full write URL, including `precision=ms`. */
+export interface TsdbTarget {
+  /** `v1` (`/write?db=`) or `v2` (`/api/v2/write`). */
+  readonly api: "v1" | "v2";
+  /** Full write URL, including `precision=ms`; credentials are never in it. */
   readonly url: string;
-  /** Headers (credentials), never logged. */
+  /** Headers (content type and credentials), never logged. */
   readonly headers: Readonly<Record<string, string>>;
-  /** The URL without credentials, for logs. */
+  /** The write URL, for logs: the very {@linkcode TsdbTarget.url} requested. */
   readonly label: string;
-} | {
-  readonly api: "v2";
-  /** Base URL of the store, without credentials or trailing slash. */
-  readonly root: string;
-  /** Organisation (`""` when unset: VictoriaMetrics needs none). */
-  readonly org: string;
-  /** Bucket. */
-  readonly bucket: string;
-  /** API token, never logged. */
-  readonly token?: string;
-  /** The write URL, for logs. */
-  readonly label: string;
-};
+}
 
 /** What {@linkcode tsdbTarget} reads. */
 export interface TsdbTargetOptions {
@@ -63,6 +53,8 @@ export interface TsdbTargetOptions {
  * ```ts
  * tsdbTarget({ host: "localhost", port: 8086, api: "v1", database: "home" }).label;
  * // "http://localhost:8086/write?db=home&precision=ms"
+ * tsdbTarget({ host: "localhost", api: "v2", database: "home", org: "my org" }).url;
+ * // "http://localhost:8086/api/v2/write?org=my%20org&bucket=home&precision=ms"
  * ```
  */
 export function tsdbTarget(options: TsdbTargetOptions): TsdbTarget {
@@ -74,31 +66,28 @@ export function tsdbTarget(options: TsdbTargetOptions): TsdbTarget {
   base.username = "";
   base.password = "";
   const root = base.href.replace(/\/+$/, "");
-  if (options.api === "v2") {
-    const org = options.org ?? "";
-    const bucket = options.bucket ?? options.database;
-    // The path the line sender posts to.
-    const query = new URLSearchParams({ org, bucket, precision: "ms" });
-    return {
-      api: "v2",
-      root,
-      org,
-      bucket,
-      token: options.token,
-      label: `${root}/api/v2/write?${query}`,
-    };
-  }
   const headers: Record<string, string> = {
     "Content-Type": "text/plain; charset=utf-8",
   };
-  const url = new URL(`${root}/write`);
-  url.searchParams.set("db", options.database);
-  url.searchParams.set("precision", "ms");
-  if (username !== undefined) {
-    const bytes = new TextEncoder().encode(`${username}:${password}`);
-    headers.Authorization = `Basic ${btoa(String.fromCharCode(...bytes))}`;
+  let url: URL;
+  if (options.api === "v2") {
+    // As `@influxdata/influxdb-client` wrote it: a space is %20, not `+`.
+    const org = encodeURIComponent(options.org ?? "");
+    const bucket = encodeURIComponent(options.bucket ?? options.database);
+    url = new URL(`${root}/api/v2/write`);
+    url.search = `org=${org}&bucket=${bucket}&precision=ms`;
+    if (options.token) headers.Authorization = `Token ${options.token}`;
+  } else {
+    url = new URL(`${root}/write`);
+    url.searchParams.set("db", options.database);
+    url.searchParams.set("precision", "ms");
+    if (username !== undefined) {
+      const bytes = new TextEncoder().encode(`${username}:${password}`);
+      headers.Authorization = `Basic ${btoa(String.fromCharCode(...bytes))}`;
+    }
   }
-  return { api: "v1", url: url.href, headers, label: url.href };
+  // The URL holds no credentials (they are in `headers`): it is its own label.
+  return { api: options.api, url: url.href, headers, label: url.href };
 }
 
 /**

@@ -3,7 +3,7 @@ import { type TsdbTarget, tsdbTarget } from "./tsdb_target.ts";
 
 function v1(target: TsdbTarget) {
   assert.equal(target.api, "v1");
-  return target as Extract<TsdbTarget, { api: "v1" }>;
+  return target;
 }
 
 Deno.test("tsdbTarget() builds the v1 /write URL with basic auth", () => {
@@ -25,7 +25,7 @@ Deno.test("tsdbTarget() builds the v1 /write URL with basic auth", () => {
   assert.equal(new TextDecoder().decode(bytes), "pi:sécret");
 });
 
-Deno.test("tsdbTarget() gives the v2 client its base URL, org, bucket and token", () => {
+Deno.test("tsdbTarget() builds the v2 /api/v2/write URL with the token in a header", () => {
   assert.deepEqual(
     tsdbTarget({
       host: "https://tsdb.example.com/",
@@ -36,12 +36,14 @@ Deno.test("tsdbTarget() gives the v2 client its base URL, org, bucket and token"
     }),
     {
       api: "v2",
-      root: "https://tsdb.example.com",
-      org: "my org",
-      bucket: "home",
-      token: "t0k",
+      url:
+        "https://tsdb.example.com/api/v2/write?org=my%20org&bucket=home&precision=ms",
+      headers: {
+        "Content-Type": "text/plain; charset=utf-8",
+        Authorization: "Token t0k",
+      },
       label:
-        "https://tsdb.example.com/api/v2/write?org=my+org&bucket=home&precision=ms",
+        "https://tsdb.example.com/api/v2/write?org=my%20org&bucket=home&precision=ms",
     },
   );
   const bare = tsdbTarget({
@@ -52,9 +54,54 @@ Deno.test("tsdbTarget() gives the v2 client its base URL, org, bucket and token"
     bucket: "b",
   });
   assert.equal(
-    bare.label,
+    bare.url,
     "http://[::1]:1/api/v2/write?org=&bucket=b&precision=ms",
   );
+  assert.deepEqual(bare.headers, {
+    "Content-Type": "text/plain; charset=utf-8",
+  });
+});
+
+Deno.test("tsdbTarget() encodes a v2 org and bucket with %20 and %26, and logs the URL it requests", () => {
+  const target = tsdbTarget({
+    host: "http://127.0.0.1:8086/influx",
+    api: "v2",
+    database: "home",
+    org: "my org",
+    bucket: "a&b c+d",
+    token: "t0k",
+  });
+  assert.equal(
+    target.url,
+    "http://127.0.0.1:8086/influx/api/v2/write?org=my%20org&bucket=a%26b%20c%2Bd&precision=ms",
+  );
+  assert.equal(target.label, target.url);
+  const query = new URL(target.url).searchParams;
+  assert.deepEqual([...query], [
+    ["org", "my org"],
+    ["bucket", "a&b c+d"],
+    ["precision", "ms"],
+  ]);
+});
+
+Deno.test("tsdbTarget() keeps the v2 token and host credentials out of the URL and label", () => {
+  const token = "s3cr&t tok/en==";
+  const target = tsdbTarget({
+    host: "https://pi:p%40ss@tsdb.example.com:8443",
+    api: "v2",
+    database: "home",
+    org: "o",
+    token,
+  });
+  assert.equal(target.headers.Authorization, `Token ${token}`);
+  assert.equal(
+    target.label,
+    "https://tsdb.example.com:8443/api/v2/write?org=o&bucket=home&precision=ms",
+  );
+  for (const secret of [token, encodeURIComponent(token), "s3cr", "p%40ss"]) {
+    assert.ok(!target.label.includes(secret), secret);
+    assert.ok(!target.url.includes(secret), secret);
+  }
 });
 
 Deno.test("tsdbTarget() moves credentials of a host URL into a header", () => {
@@ -112,7 +159,7 @@ Deno.test("tsdbTarget() applies a set port to a URL that names none; a port in t
     org: "o",
   });
   assert.equal(
-    cloud.api === "v2" && cloud.root,
-    "https://us-west-2-1.aws.cloud2.influxdata.com",
+    cloud.url,
+    "https://us-west-2-1.aws.cloud2.influxdata.com/api/v2/write?org=o&bucket=home&precision=ms",
   );
 });

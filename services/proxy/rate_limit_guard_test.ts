@@ -131,6 +131,14 @@ Deno.test("rate limits: the upstream ceiling counts upstream requests of all cli
     assert.equal(hit.headers.get("x-cache"), "HIT");
     await hit.text();
   }
+  // A hit carries its own client's count, not the one of the client that filled it.
+  const again = await get("/api/a", "192.0.2.2");
+  assert.equal(again.headers.get("x-cache"), "HIT");
+  assert.equal(
+    again.headers.get("ratelimit"),
+    '"client";r=98;t=3600, "upstream";r=0;t=3600',
+  );
+  await again.text();
   const refused = await get("/api/c", "192.0.2.3");
   assert.equal(refused.status, 429);
   assert.equal(refused.headers.get("retry-after"), "3600");

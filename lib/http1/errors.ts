@@ -303,10 +303,10 @@ export class UnsupportedSchemeError extends TypeError {
 }
 
 /**
- * The outbound proxy refused a request: it returned a `CONNECT` with another status
- * than 2xx (407 when it wants credentials, 403 when its rules forbid the origin,
- * 502 when it could not reach it), or a plain-HTTP request with 407. The message
- * names the proxy (credentials masked) and the origin asked for.
+ * The outbound proxy refused a request: it responded to a `CONNECT` with a status
+ * other than 2xx (407 when it wants credentials, 403 when its rules forbid the
+ * origin, 502 when it could not reach it), or to a plain-HTTP request with 407.
+ * The message names the proxy (credentials masked) and the origin asked for.
  *
  * @example
  * ```ts

@@ -177,7 +177,7 @@ for (const transport of ["pooled client", "fetch"] as const) {
       if (transport === "pooled client") {
         assert.match(
           warning ?? "",
-          /^Upstream of route "x" sent an invalid HTTP response body \(502\): Invalid gzip body from the upstream: /,
+          /^Upstream of route "x" sent an invalid HTTP response body \(502\): Invalid gzip body from the server: /,
         );
       }
       assert.equal(log.at("ERROR").length, 0);

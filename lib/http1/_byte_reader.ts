@@ -43,7 +43,7 @@ export class ByteReader {
 
   /**
    * Starts the next read now, on a connection waiting idle with nothing buffered, so
-   * that the upstream closing it is seen while it waits. Resolves when that read ends:
+   * that the server closing it is seen while it waits. Resolves when that read ends:
    * `true` when bytes came, `false` at end of stream or on an error. The next read
    * of this reader takes over the read (and its bytes or error).
    */
@@ -116,7 +116,7 @@ export class ByteReader {
         if (buffer[i] !== 10) continue;
         if (i === start || buffer[i - 1] !== 13) {
           throw new InvalidHeaderError(
-            "Invalid line from the upstream: it ends in a bare LF",
+            "Invalid line from the server: it ends in a bare LF",
           );
         }
         if (i - 3 < start || buffer[i - 2] !== 10) continue;
@@ -127,7 +127,7 @@ export class ByteReader {
       }
       if (this.buffered > limit) {
         throw new HeadersOverflowError(
-          `Response head too large from the upstream: over ${limit} bytes`,
+          `Response head too large from the server: over ${limit} bytes`,
         );
       }
       from = this.buffered;
@@ -146,7 +146,7 @@ export class ByteReader {
       if (end >= 0) {
         if (end === this.#start || this.#buffer[end - 1] !== 13) {
           throw new InvalidHeaderError(
-            "Invalid line from the upstream: it ends in a bare LF",
+            "Invalid line from the server: it ends in a bare LF",
           );
         }
         const line = this.#buffer.subarray(this.#start, end - 1);
@@ -157,7 +157,7 @@ export class ByteReader {
       }
       if (this.buffered > limit) {
         throw new HeadersOverflowError(
-          `Response line too long from the upstream: over ${limit} bytes`,
+          `Response line too long from the server: over ${limit} bytes`,
         );
       }
       if (!(await this.fill())) throw new ConnectionClosedError(this.buffered);

@@ -1,5 +1,5 @@
 /**
- * Opening the pooled client's connections: straight to the upstream, to the
+ * Opening the pooled client's connections: straight to the server, to the
  * outbound proxy (plain HTTP, absolute-form requests), or through the proxy's
  * `CONNECT` tunnel and then TLS to the origin (`https:`).
  *
@@ -21,7 +21,7 @@ const OUT_SIZE = 4096;
 /** Longest response head a proxy may send to a `CONNECT`. */
 const MAX_CONNECT_HEAD = 16 * 1024;
 
-/** How a request reaches its upstream. */
+/** How a request reaches its server. */
 export interface Route {
   /** Pool key: requests of one key share connections. */
   key: string;

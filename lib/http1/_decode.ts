@@ -188,7 +188,7 @@ export function decodedBody(
         const failed = sourceError
           ? sourceError.error
           : new ContentDecodingError(
-            `Invalid ${coding} body from the upstream: ${
+            `Invalid ${coding} body from the server: ${
               error instanceof Error ? error.message : String(error)
             }`,
             { cause: error },

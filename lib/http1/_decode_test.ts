@@ -108,7 +108,7 @@ Deno.test("decodedBody() fails a body that does not decode with a ContentDecodin
           error instanceof ContentDecodingError &&
           error instanceof InvalidResponseError &&
           error.message.startsWith(
-            `Invalid ${coding} body from the upstream: `,
+            `Invalid ${coding} body from the server: `,
           ),
       );
     });
@@ -116,7 +116,7 @@ Deno.test("decodedBody() fails a body that does not decode with a ContentDecodin
 });
 
 Deno.test("decodedBody() passes the failure of the body itself on as it is", async () => {
-  const broken = new Error("The upstream closed the connection mid-response");
+  const broken = new Error("The server closed the connection mid-response");
   const zipped = await gzip(TEXT);
   let sent = false;
   const source = new ReadableStream<Uint8Array>({
@@ -189,7 +189,7 @@ Deno.test("decodedBody() hands out bounded parts, and fails past maxBytes with a
         (error: Error) =>
           error instanceof DecodedTooLargeError &&
           error.message ===
-            `The upstream's ${coding} body decodes to over 1048576 bytes`,
+            `The server's ${coding} body decodes to over 1048576 bytes`,
       );
       assert.equal(cancelled, true);
     });

@@ -104,6 +104,6 @@ export function chunkSize(line: string): number {
 
 function invalid(problem: string): InvalidFramingError {
   return new InvalidFramingError(
-    `Invalid framing from the upstream: ${problem}`,
+    `Invalid framing from the server: ${problem}`,
   );
 }

@@ -81,7 +81,7 @@ export function responseBody(
         if (chunked && remaining === 0) {
           if (afterChunk && (await reader.readLine()) !== "") {
             throw new InvalidFramingError(
-              "Invalid chunk from the upstream: its data is longer than its size",
+              "Invalid chunk from the server: its data is longer than its size",
             );
           }
           const size = chunkSize(await reader.readLine());
@@ -134,7 +134,7 @@ export async function readTrailers(reader: ByteReader): Promise<void> {
     size += line.length + 2;
     if (size > MAX_TRAILER_BYTES) {
       throw new HeadersOverflowError(
-        `Trailers too large from the upstream: over ${MAX_TRAILER_BYTES} bytes`,
+        `Trailers too large from the server: over ${MAX_TRAILER_BYTES} bytes`,
       );
     }
     lines.push(line);
@@ -142,7 +142,7 @@ export async function readTrailers(reader: ByteReader): Promise<void> {
   for (const [name] of parseFields(lines)) {
     if (name === "content-length" || name === "transfer-encoding") {
       throw new InvalidHeaderError(
-        `Invalid trailer from the upstream: "${name}" frames the body`,
+        `Invalid trailer from the server: "${name}" frames the body`,
       );
     }
   }

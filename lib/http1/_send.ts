@@ -96,7 +96,7 @@ export async function send(
       // to switch protocols.
       if (head.status === 101) {
         throw new InvalidStatusError(
-          "Invalid response from the upstream: 101 Switching Protocols, unasked",
+          "Invalid response from the server: 101 Switching Protocols, unasked",
         );
       }
     }

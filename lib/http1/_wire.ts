@@ -158,7 +158,7 @@ export function parseHead(bytes: Uint8Array): ResponseHead {
     .exec(first);
   if (!status) {
     throw new InvalidStatusError(
-      `Invalid status line from the upstream: "${preview(first)}"`,
+      `Invalid status line from the server: "${preview(first)}"`,
     );
   }
   return {
@@ -209,7 +209,7 @@ function invalidHeaderLine(line: string): InvalidHeaderError {
     ? `name "${preview(name)}"`
     : `the value of "${name}" holds a control character`;
   return new InvalidHeaderError(
-    `Invalid header line from the upstream: ${problem}`,
+    `Invalid header line from the server: ${problem}`,
   );
 }
 

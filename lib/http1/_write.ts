@@ -10,7 +10,7 @@ import { RequestLengthMismatchError } from "./errors.ts";
 /**
  * Writes a streamed request body, chunked or of the declared `length`; resolves
  * whether it all went out. A body longer or shorter than `length` closes the
- * connection (its excess never goes out: the upstream would read it as the start of
+ * connection (its excess never goes out: the server would read it as the start of
  * another request) and rejects with a `RequestLengthMismatchError` (a `TypeError`,
  * as `fetch` refuses such a body).
  */
@@ -35,7 +35,7 @@ export async function writeBody(
     }
     if (chunked) await writeAll(conn, LAST_CHUNK);
   } catch {
-    // The upstream may respond (and close) before reading the whole body.
+    // The server may respond (and close) before reading the whole body.
     return false;
   }
   if (chunked || written === length) return true;

@@ -11,9 +11,9 @@
  * `InvalidResponseError` (one subclass per failure, `errors.ts`). A connection
  * that carried an invalid response, a response cut short, an abort, or any byte
  * not asked for is closed for good, never pooled; an idle pooled connection is
- * watched, so one the upstream closes (its keep-alive time-out) or writes to
+ * watched, so one the server closes (its keep-alive time-out) or writes to
  * leaves the pool at once. Bytes not asked for (after a response, or on an idle
- * connection) close every idle connection to that host and port: an upstream
+ * connection) close every idle connection to that host and port: a server
  * that sends a response astray may have done it on the others too. Connections
  * are shared only within a request's `partition` (the proxy's: the client's
  * credentials), and not at all for a request with `reuse: false`. A request with a bad method, header name or value is
@@ -67,15 +67,15 @@ export interface Http1ClientOptions {
   maxIdlePerHost?: number;
   /**
    * Methods sent a second time, once, on a fresh connection when a reused one
-   * failed before any byte of the response came (the upstream closed it
-   * meanwhile). Other methods are never sent twice: the upstream may have acted on
+   * failed before any byte of the response came (the server closed it
+   * meanwhile). Other methods are never sent twice: the server may have acted on
    * the first.
    * @default IDEMPOTENT_METHODS
    */
   retryMethods?: readonly string[];
   /**
    * The outbound proxy (parsed from the environment by the settings layer:
-   * `outboundProxyOf`); without it, every request goes straight to its upstream.
+   * `outboundProxyOf`); without it, every request goes straight to its server.
    */
   proxy?: OutboundProxy;
   /**
@@ -168,7 +168,7 @@ export function createHttp1Client(
     connection: Connection,
     reusable: boolean,
   ) => {
-    // Bytes after the response: the upstream wrote more than it was asked.
+    // Bytes after the response: the server wrote more than it was asked.
     if (connection.reader.buffered > 0) purge(host);
     const pool = idle.get(key) ?? [];
     if (
@@ -180,7 +180,7 @@ export function createHttp1Client(
     pool.push(connection);
     idle.set(key, pool);
     connection.idle = true;
-    // An upstream closes idle connections after its keep-alive time-out: drop such a
+    // A server closes idle connections after its keep-alive time-out: drop such a
     // connection at once, rather than find out when a request that cannot be sent
     // again (a streamed body) goes out on it. Bytes that come unasked (a 408) also
     // end it.
@@ -236,7 +236,7 @@ export function createHttp1Client(
         (reusable) => release(route.key, key, connection, reuse && reusable),
       );
     } catch (error) {
-      // A pooled connection the upstream closed meanwhile: retry once, fresh, when
+      // A pooled connection the server closed meanwhile: retry once, fresh, when
       // not a byte of the response came, the method may be sent again, and so can
       // the body.
       const retry = pooled && !signal?.aborted && retryMethods.has(method) &&

@@ -216,7 +216,7 @@ Deno.test("createHttp1Client() fails a body that does not decode", async () => {
       response.text(),
       (error) =>
         error instanceof InvalidResponseError &&
-        /^Invalid gzip body from the upstream: /.test(error.message),
+        /^Invalid gzip body from the server: /.test(error.message),
     );
   } finally {
     client.close();
@@ -273,7 +273,7 @@ Deno.test("createHttp1Client() fails clearly on broken responses", async (t) => 
     [
       "a bad status line",
       "HTCPCP/1.0 418 teapot\r\n\r\n",
-      /^Invalid status line from the upstream: "HTCPCP\/1\.0 418 teapot"$/,
+      /^Invalid status line from the server: "HTCPCP\/1\.0 418 teapot"$/,
       "HTTP1_INVALID_STATUS",
     ],
     [
@@ -291,73 +291,73 @@ Deno.test("createHttp1Client() fails clearly on broken responses", async (t) => 
     [
       "a header line without a colon",
       "HTTP/1.1 200 OK\r\nbad header line\r\ncontent-length: 0\r\n\r\n",
-      /^Invalid header line from the upstream: no colon$/,
+      /^Invalid header line from the server: no colon$/,
       "HTTP1_INVALID_HEADER",
     ],
     [
       "a folded header line",
       "HTTP/1.1 200 OK\r\nx-a: 1\r\n  more: of x-a\r\ncontent-length: 0\r\n\r\n",
-      /^Invalid header line from the upstream: a folded line \(obs-fold\)$/,
+      /^Invalid header line from the server: a folded line \(obs-fold\)$/,
       "HTTP1_INVALID_HEADER",
     ],
     [
       "a header name that is not a token",
       "HTTP/1.1 200 OK\r\nbad name: 1\r\ncontent-length: 0\r\n\r\n",
-      /^Invalid header line from the upstream: name "bad name"$/,
+      /^Invalid header line from the server: name "bad name"$/,
       "HTTP1_INVALID_HEADER",
     ],
     [
       "a control character in a value (Deno.serve would fail relaying it)",
       "HTTP/1.1 200 OK\r\nx-a: a\x01b\r\ncontent-length: 0\r\n\r\n",
-      /^Invalid header line from the upstream: the value of "x-a" holds a control character$/,
+      /^Invalid header line from the server: the value of "x-a" holds a control character$/,
       "HTTP1_INVALID_HEADER",
     ],
     [
       "a length that is no number",
       "HTTP/1.1 200 OK\r\ncontent-length: abc\r\n\r\nok",
-      /^Invalid framing from the upstream: Content-Length is not a number of bytes$/,
+      /^Invalid framing from the server: Content-Length is not a number of bytes$/,
       "HTTP1_INVALID_FRAMING",
     ],
     [
       "two different lengths",
       "HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\nok!",
-      /^Invalid framing from the upstream: several Content-Length fields$/,
+      /^Invalid framing from the server: several Content-Length fields$/,
       "HTTP1_INVALID_FRAMING",
     ],
     [
       "a list of different lengths",
       "HTTP/1.1 200 OK\r\ncontent-length: 2, 3\r\n\r\nok!",
-      /^Invalid framing from the upstream: Content-Length is not a number/,
+      /^Invalid framing from the server: Content-Length is not a number/,
       "HTTP1_INVALID_FRAMING",
     ],
     [
       "an empty length",
       "HTTP/1.1 200 OK\r\ncontent-length: \r\n\r\nok",
-      /^Invalid framing from the upstream: Content-Length is not a number/,
+      /^Invalid framing from the server: Content-Length is not a number/,
       "HTTP1_INVALID_FRAMING",
     ],
     [
       "a length beside chunked",
       "HTTP/1.1 200 OK\r\ncontent-length: 2\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
-      /^Invalid framing from the upstream: Content-Length beside Transfer-Encoding$/,
+      /^Invalid framing from the server: Content-Length beside Transfer-Encoding$/,
       "HTTP1_INVALID_FRAMING",
     ],
     [
       "blanks before a header's colon",
       "HTTP/1.1 200 OK\r\nx-a : 1\r\ncontent-length: 2\r\n\r\nok",
-      /^Invalid header line from the upstream: blanks after the name "x-a"$/,
+      /^Invalid header line from the server: blanks after the name "x-a"$/,
       "HTTP1_INVALID_HEADER",
     ],
     [
       "a line ending in a bare LF",
       "HTTP/1.1 200 OK\r\nx-a: 1\ncontent-length: 2\r\n\r\nok",
-      /^Invalid line from the upstream: it ends in a bare LF$/,
+      /^Invalid line from the server: it ends in a bare LF$/,
       "HTTP1_INVALID_HEADER",
     ],
     [
       "an unasked 101",
       "HTTP/1.1 101 Switching Protocols\r\nupgrade: x\r\n\r\n",
-      /^Invalid response from the upstream: 101 Switching Protocols, unasked$/,
+      /^Invalid response from the server: 101 Switching Protocols, unasked$/,
       "HTTP1_INVALID_STATUS",
     ],
   ];
@@ -407,7 +407,7 @@ Deno.test("createHttp1Client() fails clearly on broken responses", async (t) => 
           (error: Error) =>
             error instanceof InvalidFramingError &&
             error.message ===
-              "Invalid framing from the upstream: invalid chunk size line",
+              "Invalid framing from the server: invalid chunk size line",
         );
       } finally {
         client.close();

@@ -3,7 +3,7 @@
  * `lib/core/errors.js` has them: the code that uses the client branches on the class
  * (or the code), never on a message or on `TypeError`.
  *
- * - The upstream's response breaks HTTP/1.1: an {@linkcode InvalidResponseError},
+ * - The server's response breaks HTTP/1.1: an {@linkcode InvalidResponseError},
  *   one subclass per part ({@linkcode InvalidStatusError},
  *   {@linkcode InvalidHeaderError}, {@linkcode HeadersOverflowError},
  *   {@linkcode InvalidFramingError}, {@linkcode ContentDecodingError}).
@@ -22,7 +22,7 @@
  */
 
 /**
- * The upstream responded, but not in HTTP/1.1. A `TypeError`, as `fetch` reports
+ * The server responded, but not in HTTP/1.1. A `TypeError`, as `fetch` reports
  * such responses, so code that only knows `fetch` treats it alike; code that tells
  * it from a network failure (a proxy responding 502) checks for this class.
  *
@@ -35,7 +35,7 @@
  *   await client.request("http://127.0.0.1:8080/");
  * } catch (error) {
  *   if (error instanceof InvalidResponseError) {
- *     // the upstream is up, but its response is broken: error.code says where
+ *     // the server is up, but its response is broken: error.code says where
  *   }
  * }
  * ```
@@ -43,7 +43,7 @@
 export class InvalidResponseError extends TypeError {
   /** What is broken, for the code that catches it and for logs. */
   readonly code: string = "HTTP1_INVALID_RESPONSE";
-  /** Builds the error; `message` says what is wrong, e.g. `Invalid status line from the upstream`. */
+  /** Builds the error; `message` says what is wrong, e.g. `Invalid status line from the server`. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "InvalidResponseError";
@@ -56,7 +56,7 @@ export class InvalidResponseError extends TypeError {
  *
  * @example
  * ```ts
- * new InvalidStatusError("Invalid status line from the upstream").code; // "HTTP1_INVALID_STATUS"
+ * new InvalidStatusError("Invalid status line from the server").code; // "HTTP1_INVALID_STATUS"
  * ```
  */
 export class InvalidStatusError extends InvalidResponseError {
@@ -76,7 +76,7 @@ export class InvalidStatusError extends InvalidResponseError {
  *
  * @example
  * ```ts
- * new InvalidHeaderError("Invalid header line from the upstream: no colon").code; // "HTTP1_INVALID_HEADER"
+ * new InvalidHeaderError("Invalid header line from the server: no colon").code; // "HTTP1_INVALID_HEADER"
  * ```
  */
 export class InvalidHeaderError extends InvalidResponseError {
@@ -114,7 +114,7 @@ export class HeadersOverflowError extends InvalidResponseError {
  *
  * @example
  * ```ts
- * new InvalidFramingError("Invalid framing from the upstream: chunked applied twice").code; // "HTTP1_INVALID_FRAMING"
+ * new InvalidFramingError("Invalid framing from the server: chunked applied twice").code; // "HTTP1_INVALID_FRAMING"
  * ```
  */
 export class InvalidFramingError extends InvalidResponseError {
@@ -132,7 +132,7 @@ export class InvalidFramingError extends InvalidResponseError {
  *
  * @example
  * ```ts
- * new ContentDecodingError("Invalid gzip body from the upstream").code; // "HTTP1_CONTENT_DECODING"
+ * new ContentDecodingError("Invalid gzip body from the server").code; // "HTTP1_CONTENT_DECODING"
  * ```
  */
 export class ContentDecodingError extends InvalidResponseError {
@@ -148,7 +148,7 @@ export class ContentDecodingError extends InvalidResponseError {
 /**
  * A coded body (gzip, deflate, br) that decodes to more bytes than the client was
  * told to take (`maxDecodedBytes`): a decompression bomb, or a body larger than the
- * user allows. Not an invalid response: the upstream may be right, but it is too
+ * user allows. Not an invalid response: the server may be right, but it is too
  * much.
  *
  * @example
@@ -165,7 +165,7 @@ export class DecodedTooLargeError extends TypeError {
   readonly maxBytes: number;
   /** Builds the error for a body in `coding` that decoded to over `maxBytes`. */
   constructor(coding: string, maxBytes: number) {
-    super(`The upstream's ${coding} body decodes to over ${maxBytes} bytes`);
+    super(`The server's ${coding} body decodes to over ${maxBytes} bytes`);
     this.name = "DecodedTooLargeError";
     this.coding = coding;
     this.maxBytes = maxBytes;
@@ -173,7 +173,7 @@ export class DecodedTooLargeError extends TypeError {
 }
 
 /**
- * The upstream closed the connection before the response ended (before its head
+ * The server closed the connection before the response ended (before its head
  * was whole, or between chunks). Its code is Node's for a connection that ended
  * without a response ("socket hang up"), which retry logic such as the AWS SDK's
  * treats as transient.
@@ -190,14 +190,14 @@ export class ConnectionClosedError extends Error {
   readonly received: number;
   /** Builds the error; `received` bytes of the response had come. */
   constructor(received: number) {
-    super("Connection closed by the upstream");
+    super("Connection closed by the server");
     this.name = "ConnectionClosedError";
     this.received = received;
   }
 }
 
 /**
- * The upstream closed the connection within a body of a declared length (its
+ * The server closed the connection within a body of a declared length (its
  * `Content-Length` or a chunk's size): fewer bytes came than declared.
  *
  * @example
@@ -210,13 +210,13 @@ export class ResponseLengthMismatchError extends TypeError {
   readonly code = "HTTP1_RESPONSE_LENGTH_MISMATCH";
   /** Builds the error. */
   constructor() {
-    super("The upstream closed the connection mid-response");
+    super("The server closed the connection mid-response");
     this.name = "ResponseLengthMismatchError";
   }
 }
 
 /**
- * Connecting to the upstream, or reading or writing its connection, failed (refused,
+ * Connecting to the server, or reading or writing its connection, failed (refused,
  * reset, a name that does not resolve, ...). `cause` is the platform's error, whose
  * message and `code` (`ECONNREFUSED`, ...) it carries.
  *
@@ -303,10 +303,10 @@ export class UnsupportedSchemeError extends TypeError {
 }
 
 /**
- * The outbound proxy refused a request: it returned a `CONNECT` with another status
- * than 2xx (407 when it wants credentials, 403 when its rules forbid the origin,
- * 502 when it could not reach it), or a plain-HTTP request with 407. The message
- * names the proxy (credentials masked) and the origin asked for.
+ * The outbound proxy refused a request: it responded to a `CONNECT` with a status
+ * other than 2xx (407 when it wants credentials, 403 when its rules forbid the
+ * origin, 502 when it could not reach it), or to a plain-HTTP request with 407.
+ * The message names the proxy (credentials masked) and the origin asked for.
  *
  * @example
  * ```ts

@@ -98,7 +98,7 @@ export async function wholeResponse(
 
 /**
  * An {@linkcode Exchange} over an {@linkcode Upstream}: the request, then its
- * response's body read whole. Like the upstream, it does not follow redirects: a
+ * response's body read whole. Like `upstream`, it does not follow redirects: a
  * 3xx is the response.
  *
  * @example

@@ -1,6 +1,6 @@
 /**
- * The one interface through which the proxy and the forwarder send requests
- * upstream: a request in; status, raw header list and body out, with abort. Two
+ * The one interface through which the proxy and the forwarder send their
+ * requests: a request in; status, raw header list and body out, with abort. Two
  * adapters: the pooled HTTP/1.1 client for `http:` URLs and `https:` URLs through
  * the outbound proxy (`client.ts`, handed in: this module does not import it) and
  * `fetch` for the others (`https:`); one scheme dispatcher,
@@ -9,7 +9,7 @@
  * @module
  */
 
-/** A request body sent upstream: whole, or streamed. */
+/** A request body sent to the server: whole, or streamed. */
 export type UpstreamBody =
   | string
   | Uint8Array<ArrayBuffer>
@@ -31,13 +31,13 @@ export interface UpstreamRequest {
   /**
    * The pooled client shares a connection only between requests of the same
    * partition (the proxy passes a digest of the client's credentials), so a
-   * response an upstream sends astray reaches no client of another. `fetch`
+   * response a server sends astray reaches no client of another. `fetch`
    * ignores it. @default ""
    */
   partition?: string;
   /**
    * `false`: the pooled client sends the request on a new connection and closes it
-   * after the response (for an upstream that cannot be trusted to frame its
+   * after the response (for a server that cannot be trusted to frame its
    * responses). `fetch` ignores it. @default true
    */
   reuse?: boolean;
@@ -62,7 +62,7 @@ export interface UpstreamResponse {
 }
 
 /**
- * Sends a request upstream. The pooled client rejects with the classes of
+ * Sends a request to the server of `url`. The pooled client rejects with the classes of
  * `errors.ts` (an `InvalidResponseError` when the response breaks HTTP/1.1, a
  * `SocketError` or `ConnectionClosedError` when the connection fails, an
  * `InvalidRequestError` for a request that cannot be sent); `fetch` with its

@@ -9,7 +9,7 @@ import { isInvalidResponse, upstreamFailureText } from "./_invalid_response.ts";
 
 Deno.test("upstreamFailureText() tells an invalid response from a network failure by type, never by text", () => {
   const invalid = new InvalidHeaderError(
-    "Invalid header line from the upstream: no colon",
+    "Invalid header line from the server: no colon",
   );
   assert.equal(isInvalidResponse(invalid), true);
   assert.equal(

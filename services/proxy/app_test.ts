@@ -273,7 +273,7 @@ Deno.test("createProxyApp() maps upstream failures to 502 and 504", async (t) =>
     async () => {
       const { app, log } = setup(() => {
         throw new InvalidResponseError(
-          "Invalid header line from the upstream: no colon",
+          "Invalid header line from the server: no colon",
         );
       });
       const response = await app.request("/api/x");
@@ -282,7 +282,7 @@ Deno.test("createProxyApp() maps upstream failures to 502 and 504", async (t) =>
         message: 'Upstream of route "api" sent an invalid HTTP response',
       });
       assert.deepEqual(log.at("WARNING"), [
-        'Upstream of route "api" sent an invalid HTTP response: Invalid header line from the upstream: no colon',
+        'Upstream of route "api" sent an invalid HTTP response: Invalid header line from the server: no colon',
       ]);
     },
   );

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { escapeProblem, PLAIN_PATH } from "./_escape_problem.ts";
 import { resolveTarget } from "./resolve_target.ts";
 import { parseRoutes } from "./routes.ts";
 
@@ -188,4 +189,154 @@ Deno.test("resolveTarget() parses the target once with the query addQuery makes"
   );
   assert.equal(resolution.parsed.href, resolution.url);
   assert.equal(resolution.parsed.search, "?page=2&key=k");
+});
+
+/**
+ * Rests of a path (after the route's name) for the plain-path shortcut: plain ones,
+ * and hostile ones (`.`/`..` raw and percent-encoded up to four layers, encoded and
+ * raw slashes and backslashes, `@`, `//`, NUL, overlong UTF-8, malformed `%`), in
+ * one, two and three segments, with and without a trailing slash. No `?` or `#`:
+ * they would end the path.
+ */
+function hostileCorpus(): string[] {
+  const plain = [
+    "a",
+    "users",
+    "v1",
+    "a.b",
+    "a..b",
+    "x.",
+    "_x",
+    "~u",
+    "-",
+    "...",
+  ];
+  // "." as itself or percent-encoded in one to four layers (four is past the checks').
+  const dots = [".", "%2e", "%2E", "%252e", "%25252E", "%2525252e"];
+  const dotted = [
+    ...dots,
+    ...dots.flatMap((first) => dots.map((second) => first + second)),
+  ];
+  const hostile = [
+    ...dotted,
+    "..;",
+    "..;x",
+    ".;",
+    "%2e%2e;x",
+    ".\t.",
+    "\t..",
+    ".\n",
+    "%c0%ae",
+    "%C0%AE%c0%ae",
+    "%e0%80%ae",
+    "%f0%80%80%ae",
+    "%25c0%25ae",
+    "%c1%9c",
+    "%ff",
+    "%f5",
+    "%2f",
+    "%2F",
+    "%5c",
+    "%5C",
+    "%252f",
+    "%25252f",
+    "%25%32%66",
+    "\\",
+    "a\\..",
+    "%255c",
+    "@",
+    "%40",
+    "%2540",
+    "a@b",
+    "",
+    "\0",
+    "%00",
+    "%2500",
+    "%zz",
+    "%",
+    "%2",
+    "%g0",
+    "%25zz",
+    "%25",
+    "a%2",
+    "é",
+    "%c3%a9",
+    "%e9",
+  ];
+  // Every ASCII character (and one beyond) alone, around a letter, after a dot.
+  const characters: string[] = [];
+  for (let code = 0; code < 0x80; code++) {
+    const c = String.fromCharCode(code);
+    if (c === "?" || c === "#") continue;
+    characters.push(c, `a${c}`, `${c}a`, `.${c}`, `a${c}b`);
+  }
+  characters.push("é", "a\u00a0b", "\u2024\u2024");
+  const core = [
+    ...plain,
+    ".",
+    "..",
+    "%2e%2e",
+    "%252e%252e",
+    "%2f",
+    "\\",
+    "",
+    "@",
+    "%00",
+    "%c0%ae",
+    "%zz",
+  ];
+  const segmentLists: string[][] = [
+    ...[...plain, ...hostile, ...characters].map((one) => [one]),
+    ...[...plain, ...hostile].flatMap((one) =>
+      [...plain, ...hostile].map((two) => [one, two])
+    ),
+    ...characters.flatMap((one) => plain.map((two) => [two, one])),
+    ...core.flatMap((one) =>
+      core.flatMap((two) => core.map((three) => [one, two, three]))
+    ),
+  ];
+  return [
+    "",
+    "/",
+    ...segmentLists.flatMap((segments) => {
+      const path = `/${segments.join("/")}`;
+      return [path, `${path}/`];
+    }),
+  ];
+}
+
+Deno.test("resolveTarget()'s plain-path shortcut accepts nothing its full checks refuse", async (t) => {
+  const corpus = hostileCorpus();
+  let shortcut = 0;
+  let refused = 0;
+  await t.step("the shortcut's verdict agrees with the full checks", () => {
+    for (const rest of corpus) {
+      const problem = escapeProblem(rest);
+      if (problem !== undefined) refused++;
+      if (!PLAIN_PATH.test(rest)) continue;
+      shortcut++;
+      assert.equal(
+        problem,
+        undefined,
+        `the shortcut accepts ${
+          JSON.stringify(rest)
+        }, the full checks refuse it`,
+      );
+    }
+    // Neither side of the corpus is empty: it tries the shortcut on plain paths and
+    // the full checks on hostile ones.
+    assert.ok(shortcut > 200, `only ${shortcut} plain paths`);
+    assert.ok(refused > corpus.length / 2, `only ${refused} refused`);
+  });
+  await t.step(
+    "resolveTarget() rejects every path the full checks refuse",
+    () => {
+      for (const rest of corpus) {
+        const problem = escapeProblem(rest);
+        if (problem === undefined) continue;
+        const resolution = resolveTarget(routes, `${host}/api${rest}`);
+        assert.equal(resolution.kind, "rejected", JSON.stringify(rest));
+      }
+    },
+  );
 });

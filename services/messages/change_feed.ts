@@ -15,6 +15,7 @@ import {
   filteredBytes,
   unseenBytes,
 } from "./_feed_batch.ts";
+import { CHANGES_PAGE, createFeedReader } from "./_feed_reader.ts";
 
 /** Dependencies and limits of {@linkcode createChangeFeed}. */
 export interface ChangeFeedOptions {
@@ -77,9 +78,6 @@ export interface ChangeFeed {
   close(): void;
 }
 
-/** Changes read from the store at once. */
-const PAGE = 1000;
-
 /** Changes that may wait for a subscriber still reading its older ones. */
 const MAX_PENDING = 10_000;
 
@@ -122,24 +120,19 @@ interface Subscriber extends BatchMember {
  */
 export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   const { store, log } = options;
-  const keep = Math.max(1, options.keep ?? 10_000);
-  const slack = Math.max(1, Math.floor(keep / 100));
   const retryMs = options.retryMs ?? 2000;
   const queueBytes = options.queueBytes ?? 1024 * 1024;
   // The subscribers, grouped by filter.
   const batches = createFeedBatches<Subscriber>();
   const subscribers = batches.members;
-  const writesPerSecond = options.writesPerSecond ?? 40_000;
-  const maxBatchMs = options.maxBatchMs ?? 25;
-  // When the changes were last sent to subscribers, and when the range of the
-  // changes kept was last checked for a lost place (performance.now()).
-  let sentAt = -Infinity;
-  let rangeCheckedAt = -Infinity;
-  // The newest change offered to subscribers (undefined until first read), the
-  // store's revision when the changes were last read, and the oldest change kept.
-  let newest: number | undefined;
-  let seenRevision: number | undefined;
-  let oldest = 0;
+  const reader = createFeedReader({
+    store,
+    log,
+    batches,
+    keep: Math.max(1, options.keep ?? 10_000),
+    writesPerSecond: options.writesPerSecond ?? 40_000,
+    maxBatchMs: options.maxBatchMs ?? 25,
+  });
   let failing = false;
   let closed = false;
   // One read of the store at a time: subscribers get changes in order.
@@ -150,85 +143,13 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     return next;
   };
 
-  const forgetOld = async () => {
-    if (newest === undefined || newest - oldest + 1 <= keep + slack) return;
-    const through = newest - keep;
-    await store.forgetChanges(through);
-    oldest = through + 1;
-  };
-
-  const read = async () => {
-    if (newest === undefined) {
-      const revision = store.revision();
-      const range = await store.changeRange();
-      newest = range.newest;
-      oldest = range.oldest;
-      seenRevision = revision;
-      return;
-    }
-    const revision = store.revision();
-    if (revision === seenRevision) return;
-    const now = performance.now();
-    const spacing = Math.min(
-      maxBatchMs,
-      subscribers.size * 1000 / writesPerSecond,
-    );
-    // Too soon after the last batch: the changes wait for the next polls.
-    if (now - sentAt < spacing) return;
-    if (subscribers.size === 0) {
-      // Nobody to send to: only where the changes stand, to forget old ones.
-      const range = await store.changeRange();
-      seenRevision = revision;
-      newest = range.newest;
-      oldest = range.oldest;
-      await forgetOld();
-      return;
-    }
-    for (let page = 0;; page++) {
-      const changes = await store.changesAfter(newest, PAGE);
-      // A gap is checked at once; a read finding nothing (the store moved with
-      // no change: a statement that changed nothing, a listener down) at most
-      // once a second.
-      const gap = changes.length > 0 && changes[0]!.seq > newest + 1;
-      const empty = changes.length === 0 && now - rangeCheckedAt >= 1000;
-      if (page === 0 && (gap || empty)) {
-        rangeCheckedAt = now;
-        // Changes after `newest` forgotten (another process forgot a burst larger
-        // than `keep` before this one read it), or the numbering gone back (the
-        // change table emptied, an older copy of the file put back): subscribers
-        // are told to reload, and go on from the newest change.
-        const range = await store.changeRange();
-        if (range.oldest > newest + 1 || range.newest < newest) {
-          log.warn(
-            `messages change feed lost its place (changes ${
-              newest + 1
-            } on are gone): its subscribers get a reset event`,
-          );
-          newest = range.newest;
-          oldest = range.oldest;
-          sentAt = now;
-          batches.offerReset(newest);
-          continue;
-        }
-      }
-      if (changes.length > 0) {
-        newest = changes.at(-1)!.seq;
-        sentAt = now;
-        batches.offer(changes);
-      }
-      if (changes.length < PAGE) break;
-    }
-    seenRevision = revision;
-    await forgetOld();
-  };
-
   const poll = () => {
     if (closed) return Promise.resolve();
-    return serially(read).then(() => {
+    return serially(reader.read).then(() => {
       if (failing) log.info("messages change feed reads the database again");
       failing = false;
     }, (error) => {
-      seenRevision = undefined;
+      reader.reread();
       if (!failing) {
         log.warn(
           `messages change feed cannot read the database (trying again): ${
@@ -313,11 +234,11 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
         };
         try {
           await serially(async () => {
-            if (newest === undefined) await read();
+            if (reader.newest === undefined) await reader.read();
           });
           if (done || closed) return;
           leave = batches.join(filter, subscriber);
-          const upTo = newest ?? 0;
+          const upTo = reader.newest ?? 0;
           const start = `retry: ${retryMs}\n\n`;
           if (lastEventId === undefined) {
             seen = upTo;
@@ -338,12 +259,12 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
               seen = lastEventId;
               send(encoder.encode(start));
               for (;;) {
-                const changes = await store.changesAfter(seen, PAGE);
+                const changes = await store.changesAfter(seen, CHANGES_PAGE);
                 if (done) return;
                 const bytes = filteredBytes(filter, changes);
                 if (bytes) send(bytes);
                 seen = changes.at(-1)?.seq ?? seen;
-                if (changes.length < PAGE) break;
+                if (changes.length < CHANGES_PAGE) break;
               }
             }
           }

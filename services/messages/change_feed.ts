@@ -5,11 +5,17 @@
  *
  * @module
  */
-import { concatBytes } from "../../lib/concat_bytes.ts";
 import { errorText, type Log } from "../../lib/log.ts";
 import type { MessageFilter } from "./list_query.ts";
-import type { MessageChange, MessageStore } from "./message_store.ts";
-import { matchesFilter } from "./_filter_match.ts";
+import type { MessageStore } from "./message_store.ts";
+import {
+  type BatchMember,
+  createFeedBatches,
+  type FilteredBatch,
+  filteredBytes,
+  unseenBytes,
+} from "./_feed_batch.ts";
+import { CHANGES_PAGE, createFeedReader } from "./_feed_reader.ts";
 
 /** Dependencies and limits of {@linkcode createChangeFeed}. */
 export interface ChangeFeedOptions {
@@ -72,59 +78,18 @@ export interface ChangeFeed {
   close(): void;
 }
 
-/** Changes read from the store at once. */
-const PAGE = 1000;
-
 /** Changes that may wait for a subscriber still reading its older ones. */
 const MAX_PENDING = 10_000;
 
 const encoder = new TextEncoder();
 const KEEP_ALIVE = encoder.encode(": keep-alive\n\n");
 
-/** One subscriber's stream state. */
-interface Subscriber {
-  /** Offers a batch of changes read by the loop, as the events of its filter. */
-  offer(batch: FilteredBatch): void;
+/** One subscriber's stream state: offered the batches of changes read by the loop. */
+interface Subscriber extends BatchMember {
   /** A comment line, keeping proxies from closing an idle stream. */
   heartbeat(): void;
   /** Ends the stream (the feed closes). */
   end(): void;
-}
-
-/** The subscribers with one filter: their events are made once for them all. */
-interface Group {
-  filter: MessageFilter;
-  members: Set<Subscriber>;
-}
-
-/** One event of a batch, as sent. */
-interface SentEvent {
-  seq: number;
-  bytes: Uint8Array;
-}
-
-/** A batch of changes read by the loop, as the events of one filter. */
-interface FilteredBatch {
-  /** The events of the changes matching the filter, by ascending sequence. */
-  events: SentEvent[];
-  /**
-   * Every event's text, end to end (made once, on first use): what a subscriber
-   * that has seen none of them is sent, in one write.
-   */
-  bytes(): Uint8Array;
-  /** The newest change of the batch, matching or not. */
-  last: number;
-  /** A `reset`: sent whatever the subscriber has seen, which it starts over from. */
-  reset?: boolean;
-}
-
-/** The event texts of one change, made once for every subscriber. */
-interface EventTexts {
-  change: MessageChange;
-  /** `created` or `updated` with the record. */
-  record(): Uint8Array;
-  /** `deleted` with the id. */
-  deleted(): Uint8Array;
 }
 
 /**
@@ -155,24 +120,19 @@ interface EventTexts {
  */
 export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   const { store, log } = options;
-  const keep = Math.max(1, options.keep ?? 10_000);
-  const slack = Math.max(1, Math.floor(keep / 100));
   const retryMs = options.retryMs ?? 2000;
   const queueBytes = options.queueBytes ?? 1024 * 1024;
-  const subscribers = new Set<Subscriber>();
-  // Subscribers by filter (its JSON text).
-  const groups = new Map<string, Group>();
-  const writesPerSecond = options.writesPerSecond ?? 40_000;
-  const maxBatchMs = options.maxBatchMs ?? 25;
-  // When the changes were last sent to subscribers, and when the range of the
-  // changes kept was last checked for a lost place (performance.now()).
-  let sentAt = -Infinity;
-  let rangeCheckedAt = -Infinity;
-  // The newest change offered to subscribers (undefined until first read), the
-  // store's revision when the changes were last read, and the oldest change kept.
-  let newest: number | undefined;
-  let seenRevision: number | undefined;
-  let oldest = 0;
+  // The subscribers, grouped by filter.
+  const batches = createFeedBatches<Subscriber>();
+  const subscribers = batches.members;
+  const reader = createFeedReader({
+    store,
+    log,
+    batches,
+    keep: Math.max(1, options.keep ?? 10_000),
+    writesPerSecond: options.writesPerSecond ?? 40_000,
+    maxBatchMs: options.maxBatchMs ?? 25,
+  });
   let failing = false;
   let closed = false;
   // One read of the store at a time: subscribers get changes in order.
@@ -183,120 +143,13 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     return next;
   };
 
-  const forgetOld = async () => {
-    if (newest === undefined || newest - oldest + 1 <= keep + slack) return;
-    const through = newest - keep;
-    await store.forgetChanges(through);
-    oldest = through + 1;
-  };
-
-  /** Offers `changes` to every subscriber, as the events of its group's filter. */
-  const offer = (changes: MessageChange[]) => {
-    const last = changes.at(-1)!.seq;
-    const texts = changes.map(eventTexts);
-    for (const { filter, members } of groups.values()) {
-      const events: SentEvent[] = [];
-      for (const text of texts) {
-        const bytes = eventFor(filter, text);
-        if (bytes) events.push({ seq: text.change.seq, bytes });
-      }
-      let joined: Uint8Array | undefined;
-      const batch: FilteredBatch = {
-        events,
-        last,
-        bytes: () =>
-          joined ??= events.length === 1
-            ? events[0]!.bytes
-            : concatBytes(events.map((event) => event.bytes)),
-      };
-      for (const subscriber of members) subscriber.offer(batch);
-    }
-  };
-
-  /** Offers every subscriber a `reset` event, whatever it has seen. */
-  const offerReset = (seq: number) => {
-    const bytes = encoder.encode(`event: reset\nid: ${seq}\ndata: {}\n\n`);
-    const batch: FilteredBatch = {
-      events: [{ seq, bytes }],
-      bytes: () => bytes,
-      last: seq,
-      reset: true,
-    };
-    for (const subscriber of subscribers) subscriber.offer(batch);
-  };
-
-  const read = async () => {
-    if (newest === undefined) {
-      const revision = store.revision();
-      const range = await store.changeRange();
-      newest = range.newest;
-      oldest = range.oldest;
-      seenRevision = revision;
-      return;
-    }
-    const revision = store.revision();
-    if (revision === seenRevision) return;
-    const now = performance.now();
-    const spacing = Math.min(
-      maxBatchMs,
-      subscribers.size * 1000 / writesPerSecond,
-    );
-    // Too soon after the last batch: the changes wait for the next polls.
-    if (now - sentAt < spacing) return;
-    if (subscribers.size === 0) {
-      // Nobody to send to: only where the changes stand, to forget old ones.
-      const range = await store.changeRange();
-      seenRevision = revision;
-      newest = range.newest;
-      oldest = range.oldest;
-      await forgetOld();
-      return;
-    }
-    for (let page = 0;; page++) {
-      const changes = await store.changesAfter(newest, PAGE);
-      // A gap is checked at once; a read finding nothing (the store moved with
-      // no change: a statement that changed nothing, a listener down) at most
-      // once a second.
-      const gap = changes.length > 0 && changes[0]!.seq > newest + 1;
-      const empty = changes.length === 0 && now - rangeCheckedAt >= 1000;
-      if (page === 0 && (gap || empty)) {
-        rangeCheckedAt = now;
-        // Changes after `newest` forgotten (another process forgot a burst larger
-        // than `keep` before this one read it), or the numbering gone back (the
-        // change table emptied, an older copy of the file put back): subscribers
-        // are told to reload, and go on from the newest change.
-        const range = await store.changeRange();
-        if (range.oldest > newest + 1 || range.newest < newest) {
-          log.warn(
-            `messages change feed lost its place (changes ${
-              newest + 1
-            } on are gone): its subscribers get a reset event`,
-          );
-          newest = range.newest;
-          oldest = range.oldest;
-          sentAt = now;
-          offerReset(newest);
-          continue;
-        }
-      }
-      if (changes.length > 0) {
-        newest = changes.at(-1)!.seq;
-        sentAt = now;
-        offer(changes);
-      }
-      if (changes.length < PAGE) break;
-    }
-    seenRevision = revision;
-    await forgetOld();
-  };
-
   const poll = () => {
     if (closed) return Promise.resolve();
-    return serially(read).then(() => {
+    return serially(reader.read).then(() => {
       if (failing) log.info("messages change feed reads the database again");
       failing = false;
     }, (error) => {
-      seenRevision = undefined;
+      reader.reread();
       if (!failing) {
         log.warn(
           `messages change feed cannot read the database (trying again): ${
@@ -320,24 +173,6 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   }, options.heartbeatMs ?? 15_000);
   Deno.unrefTimer(pollTimer);
   Deno.unrefTimer(heartbeatTimer);
-
-  const join = (filter: MessageFilter, subscriber: Subscriber) => {
-    subscribers.add(subscriber);
-    const key = JSON.stringify(filter);
-    let group = groups.get(key);
-    if (group === undefined) {
-      group = { filter, members: new Set() };
-      groups.set(key, group);
-    }
-    group.members.add(subscriber);
-    return () => {
-      subscribers.delete(subscriber);
-      group.members.delete(subscriber);
-      if (group.members.size === 0 && groups.get(key) === group) {
-        groups.delete(key);
-      }
-    };
-  };
 
   const subscribe = (
     filter: MessageFilter,
@@ -374,22 +209,9 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
         const pending: FilteredBatch[] = [];
         let pendingChanges = 0;
         const deliver = (batch: FilteredBatch) => {
-          if (batch.reset) {
-            send(batch.bytes());
-            seen = batch.last;
-            return;
-          }
-          if (batch.last <= seen) return;
-          const { events } = batch;
-          if (events.length > 0 && events[0]!.seq > seen) {
-            send(batch.bytes());
-          } else {
-            const fresh = events.filter((event) => event.seq > seen);
-            if (fresh.length > 0) {
-              send(concatBytes(fresh.map((event) => event.bytes)));
-            }
-          }
-          seen = batch.last;
+          const bytes = unseenBytes(batch, seen);
+          if (bytes) send(bytes);
+          seen = batch.reset ? batch.last : Math.max(seen, batch.last);
         };
         const subscriber: Subscriber = {
           offer(batch) {
@@ -412,11 +234,11 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
         };
         try {
           await serially(async () => {
-            if (newest === undefined) await read();
+            if (reader.newest === undefined) await reader.read();
           });
           if (done || closed) return;
-          leave = join(filter, subscriber);
-          const upTo = newest ?? 0;
+          leave = batches.join(filter, subscriber);
+          const upTo = reader.newest ?? 0;
           const start = `retry: ${retryMs}\n\n`;
           if (lastEventId === undefined) {
             seen = upTo;
@@ -437,16 +259,12 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
               seen = lastEventId;
               send(encoder.encode(start));
               for (;;) {
-                const changes = await store.changesAfter(seen, PAGE);
+                const changes = await store.changesAfter(seen, CHANGES_PAGE);
                 if (done) return;
-                const texts: Uint8Array[] = [];
-                for (const change of changes) {
-                  const bytes = eventFor(filter, eventTexts(change));
-                  if (bytes) texts.push(bytes);
-                  seen = change.seq;
-                }
-                if (texts.length > 0) send(concatBytes(texts));
-                if (changes.length < PAGE) break;
+                const bytes = filteredBytes(filter, changes);
+                if (bytes) send(bytes);
+                seen = changes.at(-1)?.seq ?? seen;
+                if (changes.length < CHANGES_PAGE) break;
               }
             }
           }
@@ -483,49 +301,4 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       for (const subscriber of [...subscribers]) subscriber.end();
     },
   };
-}
-
-/** The texts of `change`'s possible events, each made on first use. */
-function eventTexts(change: MessageChange): EventTexts {
-  let record: Uint8Array | undefined;
-  let deleted: Uint8Array | undefined;
-  const { seq, kind } = change;
-  return {
-    change,
-    record: () =>
-      record ??= encoder.encode(
-        `event: ${kind}\nid: ${seq}\ndata: ${
-          JSON.stringify(change.record)
-        }\n\n`,
-      ),
-    deleted: () =>
-      deleted ??= encoder.encode(
-        `event: deleted\nid: ${seq}\ndata: ${
-          JSON.stringify({ id: change.record.id })
-        }\n\n`,
-      ),
-  };
-}
-
-/**
- * The event a subscriber with `filter` gets for `change`, if any: a record that
- * stops matching after an update is `deleted` for it.
- */
-function eventFor(
-  filter: MessageFilter,
-  events: EventTexts,
-): Uint8Array | undefined {
-  const { change } = events;
-  const matches = matchesFilter(filter, change.record);
-  switch (change.kind) {
-    case "created":
-      return matches ? events.record() : undefined;
-    case "updated":
-      if (matches) return events.record();
-      return change.previous && matchesFilter(filter, change.previous)
-        ? events.deleted()
-        : undefined;
-    case "deleted":
-      return matches ? events.deleted() : undefined;
-  }
 }

@@ -43,7 +43,7 @@ export const tableSettings = {
   }),
   TABLE_SOURCE_MAX_BYTES: integer({
     description:
-      "Bound on the bytes of the data API's reply, decoded (a few hundred bytes of br can decode to 1 GiB); past it the table shows an error",
+      "Bound on the bytes of the data API's reply, decoded (a few hundred bytes of br can decode to 1 GiB), and on the cells (rows × columns) of its table; past either the table shows an error",
     default: 64 * 1024 * 1024,
     min: 1,
   }),

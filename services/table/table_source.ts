@@ -12,6 +12,7 @@ import { deadline } from "../../lib/deadline.ts";
 import { errorText } from "../../lib/log.ts";
 import { maskSecrets } from "../../lib/logging.ts";
 import { TableFetchError } from "./table_fetch_error.ts";
+import { TableTooLargeError } from "./table_too_large_error.ts";
 import { type Table, toTable } from "./to_table.ts";
 
 /** Options of {@linkcode createTableSource}. */
@@ -25,8 +26,9 @@ export interface TableSourceOptions {
   /** Longest wait for the reply. @default 15000 */
   timeoutMs?: number;
   /**
-   * Bound on the bytes of the reply's body, decoded (`TABLE_SOURCE_MAX_BYTES`):
-   * past it, the load fails. @default 64 MiB
+   * Bound on the bytes of the reply's body, decoded (`TABLE_SOURCE_MAX_BYTES`), and
+   * on the cells (rows × columns) of its table: past either, the load fails.
+   * @default 64 MiB
    */
   maxBytes?: number;
 }
@@ -70,8 +72,8 @@ async function serverMessage(
  * Returns a function that fetches the data API and applies the reply rules.
  *
  * @throws {TableFetchError} when the API cannot be reached, times out, returns an HTTP
- * error status (the message contains the numeric code), a body over `maxBytes` or
- * one that is not JSON.
+ * error status (the message contains the numeric code), a body over `maxBytes`, one
+ * that is not JSON or one whose table has more than `maxBytes` cells.
  * @example
  * ```ts
  * const loadTable = createTableSource({
@@ -148,6 +150,14 @@ export function createTableSource(
         { status: response.status, cause: error },
       );
     }
-    return toTable(value);
+    try {
+      return toTable(value, { maxCells: maxBytes });
+    } catch (error) {
+      if (!(error instanceof TableTooLargeError)) throw error;
+      throw new TableFetchError(
+        `The data API at ${where} returned a table of ${error.rows} rows and ${error.columns} columns, over ${maxBytes} cells (TABLE_SOURCE_MAX_BYTES)`,
+        { status: response.status, cause: error },
+      );
+    }
   };
 }

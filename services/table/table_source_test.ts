@@ -127,6 +127,23 @@ Deno.test("createTableSource() reports a body that is not JSON", async () => {
   });
 });
 
+Deno.test("createTableSource() refuses a table of more cells than maxBytes", async () => {
+  // 400 records, each with a key of its own: a 5 KB reply, 160,000 cells.
+  const sparse = Array.from({ length: 400 }, (_, i) => ({ [`k${i}`]: i }));
+  await withStandIn(json(sparse), async (url) => {
+    const loadTable = createTableSource({ apiUrl: url, maxBytes: 100_000 });
+    const error = await loadTable().catch((error) => error);
+    assert.ok(error instanceof TableFetchError, String(error));
+    assert.equal(error.status, 200);
+    assert.equal(
+      error.message,
+      `The data API at "${url}" returned a table of 400 rows and 400 columns, over 100000 cells (TABLE_SOURCE_MAX_BYTES)`,
+    );
+    const dense = await createTableSource({ apiUrl: url, maxBytes: 160_000 })();
+    assert.equal(dense.columns.length, 400);
+  });
+});
+
 Deno.test("createTableSource() reports an unreachable API clearly", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = listener.addr.port;

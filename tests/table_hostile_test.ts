@@ -1,0 +1,50 @@
+/**
+ * The `table` role through `main.ts` against a data API whose replies are hostile
+ * in shape rather than in size: a 502 naming the bound, in bounded memory.
+ */
+import assert from "node:assert/strict";
+import { listeningUrl, startMain } from "./_test_helpers.ts";
+import { peakResidentMb } from "./_test_bombs.ts";
+
+/** The bound on the table's peak resident size, in MB (it starts near 90). */
+const MAX_RESIDENT_MB = 300;
+
+/** A stand-in data API on 127.0.0.1 responding `body` as JSON to every request. */
+function startStandIn(body: string) {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () =>
+      new Response(body, { headers: { "content-type": "application/json" } }),
+  );
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/data`,
+    stop: () => server.shutdown(),
+  };
+}
+
+Deno.test("main.ts table returns 502 to 20,000 records each with a key of its own, in bounded memory", async () => {
+  // 250 KB of JSON whose table is 20,000 × 20,000 cells: before the bound on cells,
+  // the role took a minute and 5 GB to fail with a 500.
+  const records = Array.from({ length: 20_000 }, (_, i) => `{"k${i}":${i}}`);
+  const upstream = startStandIn(`[${records.join(",")}]`);
+  const table = startMain(["table", "0", "127.0.0.1", "false"], {
+    env: { API_URL: upstream.url },
+  });
+  try {
+    const base = await listeningUrl(table, "table");
+    for (const path of ["/api/table", "/api/table.csv"]) {
+      const response = await fetch(`${base}${path}`);
+      assert.equal(response.status, 502, path);
+      assert.deepEqual(await response.json(), {
+        message:
+          `The data API at "${upstream.url}" returned a table of 20000 rows and 20000 columns, over 67108864 cells (TABLE_SOURCE_MAX_BYTES)`,
+      });
+    }
+    await table.waitFor(/\[WARNING\] .*20000 columns/);
+    const peak = await peakResidentMb(table.child.pid);
+    assert.ok(peak < MAX_RESIDENT_MB, `peak resident size ${peak} MB`);
+  } finally {
+    assert.equal(await table.stop(), 0);
+    await upstream.stop();
+  }
+});

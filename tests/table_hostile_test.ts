@@ -1,6 +1,7 @@
 /**
  * The `table` role through `main.ts` against a data API whose replies are hostile
- * in shape rather than in size: a 502 naming the bound, in bounded memory.
+ * in shape rather than in size (a table of too many cells, JSON nested too deep): a
+ * 502 naming the bound, in bounded memory and time.
  */
 import assert from "node:assert/strict";
 import { listeningUrl, startMain } from "./_test_helpers.ts";
@@ -41,6 +42,34 @@ Deno.test("main.ts table returns 502 to 20,000 records each with a key of its ow
       });
     }
     await table.waitFor(/\[WARNING\] .*20000 columns/);
+    const peak = await peakResidentMb(table.child.pid);
+    assert.ok(peak < MAX_RESIDENT_MB, `peak resident size ${peak} MB`);
+  } finally {
+    assert.equal(await table.stop(), 0);
+    await upstream.stop();
+  }
+});
+
+Deno.test("main.ts table returns 502 at once to 10 million nested arrays, in bounded memory", async () => {
+  // 20 MB of JSON: before the bound on nesting, showing it as one cell of JSON text
+  // kept the role busy for 86 s (JSON.stringify slows with the square of the depth)
+  // and took 1.5 GB.
+  const depth = 10_000_000;
+  const upstream = startStandIn("[".repeat(depth) + "1" + "]".repeat(depth));
+  const table = startMain(["table", "0", "127.0.0.1", "false"], {
+    env: { API_URL: upstream.url },
+  });
+  try {
+    const base = await listeningUrl(table, "table");
+    const started = performance.now();
+    const response = await fetch(`${base}/api/table`);
+    assert.equal(response.status, 502);
+    assert.deepEqual(await response.json(), {
+      message:
+        `The data API at "${upstream.url}" returned JSON nested deeper than 10000 levels`,
+    });
+    const seconds = (performance.now() - started) / 1000;
+    assert.ok(seconds < 10, `responded after ${seconds} s`);
     const peak = await peakResidentMb(table.child.pid);
     assert.ok(peak < MAX_RESIDENT_MB, `peak resident size ${peak} MB`);
   } finally {

@@ -11,6 +11,7 @@ import {
 import { deadline } from "../../lib/deadline.ts";
 import { errorText } from "../../lib/log.ts";
 import { maskSecrets } from "../../lib/logging.ts";
+import { checkJsonDepth, JsonTooDeepError } from "./check_json_depth.ts";
 import { TableFetchError } from "./table_fetch_error.ts";
 import { TableTooLargeError } from "./table_too_large_error.ts";
 import { type Table, toTable } from "./to_table.ts";
@@ -32,6 +33,12 @@ export interface TableSourceOptions {
    */
   maxBytes?: number;
 }
+
+/**
+ * Deepest nesting of a reply: far past the 32 levels flattened into columns, and
+ * shallow enough that showing a value as JSON text stays fast.
+ */
+const MAX_DEPTH = 10_000;
 
 /** Bytes of an error reply read for its message. */
 const ERROR_BODY_BYTES = 64 * 1024;
@@ -73,7 +80,8 @@ async function serverMessage(
  *
  * @throws {TableFetchError} when the API cannot be reached, times out, returns an HTTP
  * error status (the message contains the numeric code), a body over `maxBytes`, one
- * that is not JSON or one whose table has more than `maxBytes` cells.
+ * that is not JSON, nested deeper than 10,000 levels, or whose table has more than
+ * `maxBytes` cells.
  * @example
  * ```ts
  * const loadTable = createTableSource({
@@ -140,6 +148,15 @@ export function createTableSource(
       limit.clear();
     }
     let value: unknown;
+    try {
+      checkJsonDepth(bytes, MAX_DEPTH);
+    } catch (error) {
+      if (!(error instanceof JsonTooDeepError)) throw error;
+      throw new TableFetchError(
+        `The data API at ${where} returned JSON nested deeper than ${MAX_DEPTH} levels`,
+        { status: response.status, cause: error },
+      );
+    }
     try {
       value = JSON.parse(new TextDecoder("utf-8").decode(bytes));
     } catch (error) {

@@ -144,6 +144,28 @@ Deno.test("createTableSource() refuses a table of more cells than maxBytes", asy
   });
 });
 
+Deno.test("createTableSource() refuses JSON nested deeper than 10,000 levels", async () => {
+  const nested = (depth: number) => () =>
+    new Response("[".repeat(depth) + "1" + "]".repeat(depth), {
+      headers: { "content-type": "application/json" },
+    });
+  await withStandIn(nested(10_001), async (url) => {
+    const error = await createTableSource({ apiUrl: url })()
+      .catch((error) => error);
+    assert.ok(error instanceof TableFetchError, String(error));
+    assert.equal(error.status, 200);
+    assert.equal(
+      error.message,
+      `The data API at "${url}" returned JSON nested deeper than 10000 levels`,
+    );
+  });
+  await withStandIn(nested(10_000), async (url) => {
+    const { columns, rows } = await createTableSource({ apiUrl: url })();
+    assert.deepEqual(columns, ["V1"]);
+    assert.ok(String(rows[0]![0]).startsWith("[[[["));
+  });
+});
+
 Deno.test("createTableSource() reports an unreachable API clearly", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = listener.addr.port;

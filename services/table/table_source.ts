@@ -108,7 +108,7 @@ export function createTableSource(
   if (options.apiKey) headers["Authorization"] = `Bearer ${options.apiKey}`;
   const secrets = options.apiKey ? [options.apiKey] : [];
   return async () => {
-    let response: Response;
+    let response: Response | undefined;
     let bytes: Uint8Array<ArrayBuffer>;
     // Cleared when the reply is read: an `AbortSignal.timeout` would keep its timer,
     // and through the signal the request's state, until it fires (measured: a 100,000
@@ -136,12 +136,18 @@ export function createTableSource(
         );
       }
       const timedOut = limit.expired();
+      const reason = errorText(error).replace(/https?:\/\/[^\s)]+/g, shownUrl);
+      if (!timedOut && response !== undefined) {
+        // It responded: a coding that does not decode, or a body cut short.
+        throw new TableFetchError(
+          `The data API at ${where} returned a body that cannot be read: ${reason}`,
+          { status: response.status, cause: error },
+        );
+      }
       throw new TableFetchError(
         timedOut
           ? `The data API at ${where} did not respond within ${timeoutMs} ms`
-          : `Cannot reach the data API at ${where}: ${
-            errorText(error).replace(/https?:\/\/[^\s)]+/g, shownUrl)
-          }`,
+          : `Cannot reach the data API at ${where}: ${reason}`,
         { cause: error },
       );
     } finally {

@@ -191,6 +191,28 @@ Deno.test("createTableSource() reports an unreachable API clearly", async () => 
   );
 });
 
+Deno.test("createTableSource() reports a body that cannot be read as the API's, not as unreachable", async () => {
+  const notGzip = () =>
+    new Response("[1, 2]", {
+      headers: {
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+      },
+    });
+  await withStandIn(notGzip, async (url) => {
+    const error = await createTableSource({ apiUrl: url })()
+      .catch((error) => error);
+    assert.ok(error instanceof TableFetchError, String(error));
+    assert.equal(error.status, 200);
+    assert.match(
+      error.message,
+      new RegExp(
+        `^The data API at "${url}" returned a body that cannot be read: .*gzip`,
+      ),
+    );
+  });
+});
+
 Deno.test("createTableSource() gives up after timeoutMs", async () => {
   let release = () => {};
   const held = new Promise<void>((resolve) => release = resolve);

@@ -1,10 +1,10 @@
 /**
  * The `table` role through `main.ts` against a data API whose replies are hostile
- * in shape rather than in size (a table of too many cells, JSON nested too deep): a
- * 502 naming the bound, in bounded memory and time.
+ * in shape rather than in size (a table of too many cells, JSON nested too deep, the
+ * table itself): a 502 naming the cause, in bounded memory and time.
  */
 import assert from "node:assert/strict";
-import { listeningUrl, startMain } from "./_test_helpers.ts";
+import { freePort, listeningUrl, startMain } from "./_test_helpers.ts";
 import { peakResidentMb } from "./_test_bombs.ts";
 
 /** The bound on the table's peak resident size, in MB (it starts near 90). */
@@ -75,5 +75,30 @@ Deno.test("main.ts table returns 502 at once to 10 million nested arrays, in bou
   } finally {
     assert.equal(await table.stop(), 0);
     await upstream.stop();
+  }
+});
+
+Deno.test("main.ts table whose API_URL is its own /api/table returns 502 naming the loop", async () => {
+  // Before the Via check, one request looped until the role ran out of file
+  // descriptors (18,000 in 6 s) and exited.
+  const port = freePort();
+  const apiUrl = `http://127.0.0.1:${port}/api/table`;
+  const table = startMain(["table", String(port), "127.0.0.1", "false"], {
+    env: { API_URL: apiUrl },
+  });
+  try {
+    const base = await listeningUrl(table, "table");
+    const response = await fetch(`${base}/api/table`);
+    assert.equal(response.status, 502);
+    assert.deepEqual(await response.json(), {
+      message:
+        `The data API at "${apiUrl}" returned HTTP 508 Loop Detected: This request already passed through this table (its Via says so): API_URL points back at the table`,
+    });
+    const health = await fetch(`${base}/healthz`);
+    assert.deepEqual(await health.json(), { status: "ok" });
+    const descriptors = [...Deno.readDirSync(`/proc/${table.child.pid}/fd`)];
+    assert.ok(descriptors.length < 200, `${descriptors.length} descriptors`);
+  } finally {
+    assert.equal(await table.stop(), 0);
   }
 });

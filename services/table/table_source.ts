@@ -32,6 +32,12 @@ export interface TableSourceOptions {
    * @default 64 MiB
    */
   maxBytes?: number;
+  /**
+   * This table's entry of the `Via` header (RFC 9110) sent to the data API, so the
+   * table knows a request of its own that comes back (`TableAppOptions.pseudonym`).
+   * @default none
+   */
+  via?: string;
 }
 
 /**
@@ -106,6 +112,7 @@ export function createTableSource(
     "Accept-Encoding": "identity",
   };
   if (options.apiKey) headers["Authorization"] = `Bearer ${options.apiKey}`;
+  if (options.via) headers["Via"] = options.via;
   const secrets = options.apiKey ? [options.apiKey] : [];
   return async () => {
     let response: Response | undefined;

@@ -33,9 +33,11 @@ const json = (value: unknown, status = 200) => () =>
 
 Deno.test("createTableSource() sends the documented headers, with the key when set", async () => {
   await withStandIn(json([{ a: 1 }]), async (url, seen) => {
-    await createTableSource({ apiUrl: url, apiKey: "k3y" })();
+    await createTableSource({ apiUrl: url, apiKey: "k3y", via: "1.1 t-1" })();
     await createTableSource({ apiUrl: url })();
     assert.equal(seen.length, 2);
+    assert.equal(seen[0]!.headers.get("via"), "1.1 t-1");
+    assert.equal(seen[1]!.headers.get("via"), null);
     for (const { headers, method } of seen) {
       assert.equal(method, "GET");
       assert.equal(headers.get("content-type"), "application/json");

@@ -23,6 +23,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function toCell(value: unknown): Cell {
   if (value === undefined || value === null) return null;
+  // JSON has no Infinity: a number past a double (1e400) reaches the page as null,
+  // so the CSV, filters and sort take it as null too.
+  if (typeof value === "number" && !Number.isFinite(value)) return null;
   if (["string", "number", "boolean"].includes(typeof value)) {
     return value as Cell;
   }

@@ -83,6 +83,14 @@ Deno.test("toTable() turns values that are not tables into tables", async (t) =>
   });
 });
 
+Deno.test("toTable() gives an empty cell for a number past a double, as the page gets it", () => {
+  const reply = JSON.parse('[{"n": 1e400, "m": [-1e400]}, {"n": 2}]');
+  const table = toTable(reply);
+  assert.deepEqual(table.rows, [[null, "[null]"], [2, null]]);
+  assert.deepEqual(JSON.parse(JSON.stringify(table)), table);
+  assert.deepEqual(toTable(JSON.parse("-1e999")).rows, [[null]]);
+});
+
 Deno.test("flattenRecord() joins nested names with dots", () => {
   assert.deepEqual(
     [...flattenRecord({ a: { b: { c: 1 } }, d: null })],

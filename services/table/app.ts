@@ -31,6 +31,12 @@ export interface TableAppOptions {
   refreshMs?: number;
   /** The role's metrics: every request counted and timed. @default none */
   metrics?: MetricsRegistry;
+  /**
+   * This table's name in the `Via` header of its requests to the data API: a request
+   * for the table whose `Via` names it came round a loop (`API_URL` points back at the
+   * table) and gets 508. @default none: no check
+   */
+  pseudonym?: string;
 }
 
 const SECURITY_HEADERS = {
@@ -77,6 +83,14 @@ export function createTableApp(options: TableAppOptions): Hono {
   /** The data API's table, or a 502 response thrown with its message. */
   async function load(c: Context): Promise<Table> {
     c.header("cache-control", "no-store");
+    const { pseudonym } = options;
+    if (pseudonym && c.req.header("via")?.includes(pseudonym)) {
+      // Fetching again would send this very request round the loop once more.
+      const message =
+        "This request already passed through this table (its Via says so): API_URL points back at the table";
+      options.log.warn(message);
+      throw new HTTPException(508, { res: c.json({ message }, 508) });
+    }
     try {
       return await options.loadTable();
     } catch (error) {

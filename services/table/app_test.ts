@@ -95,6 +95,37 @@ Deno.test("createTableApp() returns 502 with the message and a WARNING when the 
   ]);
 });
 
+Deno.test("createTableApp() returns 508 without a fetch to a request that came round a loop", async () => {
+  let loads = 0;
+  const log = createMemoryLog();
+  const app = createTableApp({
+    loadTable: () => {
+      loads++;
+      return Promise.resolve(table);
+    },
+    log,
+    pseudonym: "homewire-table-1234abcd",
+  });
+  for (const path of ["/api/table", "/api/table.csv"]) {
+    const looped = await app.request(path, {
+      headers: { via: "1.1 homewire-table-1234abcd, 1.1 homewire-proxy-9" },
+    });
+    assert.equal(looped.status, 508, path);
+    assert.deepEqual(await looped.json(), {
+      message:
+        "This request already passed through this table (its Via says so): API_URL points back at the table",
+    });
+  }
+  assert.equal(loads, 0);
+  assert.equal(log.at("WARNING").length, 2);
+  assert.match(log.at("WARNING")[0]!, /points back at the table/);
+  const other = await app.request("/api/table", {
+    headers: { via: "1.1 homewire-table-99999999" },
+  });
+  assert.equal(other.status, 200, "another table's Via is no loop");
+  assert.equal(loads, 1);
+});
+
 Deno.test("createTableApp() returns a logged 500 when loadTable() throws something unexpected", async () => {
   const log = createMemoryLog();
   const app = createTableApp({

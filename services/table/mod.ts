@@ -43,7 +43,7 @@ export const tableSettings = {
   }),
   TABLE_SOURCE_MAX_BYTES: integer({
     description:
-      "Bound on the bytes of the data API's reply, decoded (a few hundred bytes of br can decode to 1 GiB); past it the table shows an error",
+      "Bound on the bytes of the data API's reply, decoded (a few hundred bytes of br can decode to 1 GiB), and on the cells (rows × columns) of its table; past either the table shows an error",
     default: 64 * 1024 * 1024,
     min: 1,
   }),
@@ -74,10 +74,13 @@ export function startTable(
   { log, openBrowser = createBrowserOpener({ log }), metrics }:
     StartTableOptions,
 ): Promise<RunningRole> {
+  // Named in the Via of its requests to the data API: one coming back is a loop.
+  const pseudonym = `homewire-table-${crypto.randomUUID().slice(0, 8)}`;
   const source = createTableSource({
     apiUrl: settings.API_URL,
     apiKey: settings.API_KEY,
     maxBytes: settings.TABLE_SOURCE_MAX_BYTES,
+    via: `1.1 ${pseudonym}`,
   });
   const loadTable = metrics ? countedSource(source, metrics) : source;
   const app = createTableApp({
@@ -85,6 +88,7 @@ export function startTable(
     log,
     refreshMs: settings.TABLE_REFRESH_MS,
     metrics,
+    pseudonym,
   });
   const server = serveApp(app, {
     ...listenAt("TABLE", settings),

@@ -11,7 +11,9 @@ import {
 import { deadline } from "../../lib/deadline.ts";
 import { errorText } from "../../lib/log.ts";
 import { maskSecrets } from "../../lib/logging.ts";
+import { checkJsonDepth, JsonTooDeepError } from "./check_json_depth.ts";
 import { TableFetchError } from "./table_fetch_error.ts";
+import { TableTooLargeError } from "./table_too_large_error.ts";
 import { type Table, toTable } from "./to_table.ts";
 
 /** Options of {@linkcode createTableSource}. */
@@ -25,11 +27,24 @@ export interface TableSourceOptions {
   /** Longest wait for the reply. @default 15000 */
   timeoutMs?: number;
   /**
-   * Bound on the bytes of the reply's body, decoded (`TABLE_SOURCE_MAX_BYTES`):
-   * past it, the load fails. @default 64 MiB
+   * Bound on the bytes of the reply's body, decoded (`TABLE_SOURCE_MAX_BYTES`), and
+   * on the cells (rows × columns) of its table: past either, the load fails.
+   * @default 64 MiB
    */
   maxBytes?: number;
+  /**
+   * This table's entry of the `Via` header (RFC 9110) sent to the data API, so the
+   * table knows a request of its own that comes back (`TableAppOptions.pseudonym`).
+   * @default none
+   */
+  via?: string;
 }
+
+/**
+ * Deepest nesting of a reply: far past the 32 levels flattened into columns, and
+ * shallow enough that showing a value as JSON text stays fast.
+ */
+const MAX_DEPTH = 10_000;
 
 /** Bytes of an error reply read for its message. */
 const ERROR_BODY_BYTES = 64 * 1024;
@@ -70,8 +85,9 @@ async function serverMessage(
  * Returns a function that fetches the data API and applies the reply rules.
  *
  * @throws {TableFetchError} when the API cannot be reached, times out, returns an HTTP
- * error status (the message contains the numeric code), a body over `maxBytes` or
- * one that is not JSON.
+ * error status (the message contains the numeric code), a body over `maxBytes`, one
+ * that is not JSON, nested deeper than 10,000 levels, or whose table has more than
+ * `maxBytes` cells.
  * @example
  * ```ts
  * const loadTable = createTableSource({
@@ -96,9 +112,10 @@ export function createTableSource(
     "Accept-Encoding": "identity",
   };
   if (options.apiKey) headers["Authorization"] = `Bearer ${options.apiKey}`;
+  if (options.via) headers["Via"] = options.via;
   const secrets = options.apiKey ? [options.apiKey] : [];
   return async () => {
-    let response: Response;
+    let response: Response | undefined;
     let bytes: Uint8Array<ArrayBuffer>;
     // Cleared when the reply is read: an `AbortSignal.timeout` would keep its timer,
     // and through the signal the request's state, until it fires (measured: a 100,000
@@ -126,18 +143,33 @@ export function createTableSource(
         );
       }
       const timedOut = limit.expired();
+      const reason = errorText(error).replace(/https?:\/\/[^\s)]+/g, shownUrl);
+      if (!timedOut && response !== undefined) {
+        // It responded: a coding that does not decode, or a body cut short.
+        throw new TableFetchError(
+          `The data API at ${where} returned a body that cannot be read: ${reason}`,
+          { status: response.status, cause: error },
+        );
+      }
       throw new TableFetchError(
         timedOut
           ? `The data API at ${where} did not respond within ${timeoutMs} ms`
-          : `Cannot reach the data API at ${where}: ${
-            errorText(error).replace(/https?:\/\/[^\s)]+/g, shownUrl)
-          }`,
+          : `Cannot reach the data API at ${where}: ${reason}`,
         { cause: error },
       );
     } finally {
       limit.clear();
     }
     let value: unknown;
+    try {
+      checkJsonDepth(bytes, MAX_DEPTH);
+    } catch (error) {
+      if (!(error instanceof JsonTooDeepError)) throw error;
+      throw new TableFetchError(
+        `The data API at ${where} returned JSON nested deeper than ${MAX_DEPTH} levels`,
+        { status: response.status, cause: error },
+      );
+    }
     try {
       value = JSON.parse(new TextDecoder("utf-8").decode(bytes));
     } catch (error) {
@@ -148,6 +180,14 @@ export function createTableSource(
         { status: response.status, cause: error },
       );
     }
-    return toTable(value);
+    try {
+      return toTable(value, { maxCells: maxBytes });
+    } catch (error) {
+      if (!(error instanceof TableTooLargeError)) throw error;
+      throw new TableFetchError(
+        `The data API at ${where} returned a table of ${error.rows} rows and ${error.columns} columns, over ${maxBytes} cells (TABLE_SOURCE_MAX_BYTES)`,
+        { status: response.status, cause: error },
+      );
+    }
   };
 }

@@ -33,9 +33,11 @@ const json = (value: unknown, status = 200) => () =>
 
 Deno.test("createTableSource() sends the documented headers, with the key when set", async () => {
   await withStandIn(json([{ a: 1 }]), async (url, seen) => {
-    await createTableSource({ apiUrl: url, apiKey: "k3y" })();
+    await createTableSource({ apiUrl: url, apiKey: "k3y", via: "1.1 t-1" })();
     await createTableSource({ apiUrl: url })();
     assert.equal(seen.length, 2);
+    assert.equal(seen[0]!.headers.get("via"), "1.1 t-1");
+    assert.equal(seen[1]!.headers.get("via"), null);
     for (const { headers, method } of seen) {
       assert.equal(method, "GET");
       assert.equal(headers.get("content-type"), "application/json");
@@ -127,6 +129,45 @@ Deno.test("createTableSource() reports a body that is not JSON", async () => {
   });
 });
 
+Deno.test("createTableSource() refuses a table of more cells than maxBytes", async () => {
+  // 400 records, each with a key of its own: a 5 KB reply, 160,000 cells.
+  const sparse = Array.from({ length: 400 }, (_, i) => ({ [`k${i}`]: i }));
+  await withStandIn(json(sparse), async (url) => {
+    const loadTable = createTableSource({ apiUrl: url, maxBytes: 100_000 });
+    const error = await loadTable().catch((error) => error);
+    assert.ok(error instanceof TableFetchError, String(error));
+    assert.equal(error.status, 200);
+    assert.equal(
+      error.message,
+      `The data API at "${url}" returned a table of 400 rows and 400 columns, over 100000 cells (TABLE_SOURCE_MAX_BYTES)`,
+    );
+    const dense = await createTableSource({ apiUrl: url, maxBytes: 160_000 })();
+    assert.equal(dense.columns.length, 400);
+  });
+});
+
+Deno.test("createTableSource() refuses JSON nested deeper than 10,000 levels", async () => {
+  const nested = (depth: number) => () =>
+    new Response("[".repeat(depth) + "1" + "]".repeat(depth), {
+      headers: { "content-type": "application/json" },
+    });
+  await withStandIn(nested(10_001), async (url) => {
+    const error = await createTableSource({ apiUrl: url })()
+      .catch((error) => error);
+    assert.ok(error instanceof TableFetchError, String(error));
+    assert.equal(error.status, 200);
+    assert.equal(
+      error.message,
+      `The data API at "${url}" returned JSON nested deeper than 10000 levels`,
+    );
+  });
+  await withStandIn(nested(10_000), async (url) => {
+    const { columns, rows } = await createTableSource({ apiUrl: url })();
+    assert.deepEqual(columns, ["V1"]);
+    assert.ok(String(rows[0]![0]).startsWith("[[[["));
+  });
+});
+
 Deno.test("createTableSource() reports an unreachable API clearly", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = listener.addr.port;
@@ -150,6 +191,28 @@ Deno.test("createTableSource() reports an unreachable API clearly", async () => 
       return true;
     },
   );
+});
+
+Deno.test("createTableSource() reports a body that cannot be read as the API's, not as unreachable", async () => {
+  const notGzip = () =>
+    new Response("[1, 2]", {
+      headers: {
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+      },
+    });
+  await withStandIn(notGzip, async (url) => {
+    const error = await createTableSource({ apiUrl: url })()
+      .catch((error) => error);
+    assert.ok(error instanceof TableFetchError, String(error));
+    assert.equal(error.status, 200);
+    assert.match(
+      error.message,
+      new RegExp(
+        `^The data API at "${url}" returned a body that cannot be read: .*gzip`,
+      ),
+    );
+  });
 });
 
 Deno.test("createTableSource() gives up after timeoutMs", async () => {

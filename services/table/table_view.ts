@@ -197,7 +197,9 @@ export function cellTest(
   const comparison = numeric ? /^(>=|<=|>|<|=)\s*(\S+)$/.exec(needle) : null;
   if (
     comparison !== null &&
-    /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(comparison[2] ?? "")
+    // One way to match each number (not `\d+\.?\d*`): no backtracking over a
+    // long run of digits.
+    /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/.test(comparison[2] ?? "")
   ) {
     const operator = comparison[1];
     const limit = Number(comparison[2]);

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { TableTooLargeError } from "./table_too_large_error.ts";
+
 /** One cell: a JSON scalar (arrays and empty objects are shown as JSON text). */
 export type Cell = string | number | boolean | null;
 
@@ -21,6 +23,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function toCell(value: unknown): Cell {
   if (value === undefined || value === null) return null;
+  // JSON has no Infinity: a number past a double (1e400) reaches the page as null,
+  // so the CSV, filters and sort take it as null too.
+  if (typeof value === "number" && !Number.isFinite(value)) return null;
   if (["string", "number", "boolean"].includes(typeof value)) {
     return value as Cell;
   }
@@ -68,6 +73,10 @@ function rowOf(item: unknown): Map<string, Cell> {
  * an object gives one row; a scalar gives one row with one column `value`; `null`
  * gives no rows.
  *
+ * @param options.maxCells Bound on the table's cells (rows × columns). @default Infinity
+ * @throws {TableTooLargeError} when the table would hold more than `maxCells` cells,
+ * checked before the rows are built.
+ *
  * @example
  * ```ts
  * toTable({ data: [{ name: "Ada", address: { city: "Leeds" } }] });
@@ -75,7 +84,10 @@ function rowOf(item: unknown): Map<string, Cell> {
  * toTable(42); // { columns: ["value"], rows: [[42]] }
  * ```
  */
-export function toTable(reply: unknown): Table {
+export function toTable(
+  reply: unknown,
+  { maxCells = Infinity }: { maxCells?: number } = {},
+): Table {
   const value = isObject(reply) && "data" in reply ? reply.data : reply;
   const items = Array.isArray(value)
     ? value
@@ -94,6 +106,11 @@ export function toTable(reply: unknown): Table {
     }
   }
   if (columns.length === 0 && !Array.isArray(value)) columns.push("value");
+  // Rows missing a column get an empty cell: records with keys of their own would
+  // otherwise grow rows × columns past any memory (a 250 KB reply to 5 GB).
+  if (records.length * columns.length > maxCells) {
+    throw new TableTooLargeError(records.length, columns.length, maxCells);
+  }
   return {
     columns,
     rows: records.map((record) => columns.map((c) => record.get(c) ?? null)),

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { flattenRecord, toTable } from "./to_table.ts";
+import { TableTooLargeError } from "./table_too_large_error.ts";
 
 Deno.test("toTable() gives one row per object, columns in first-seen order", () => {
   assert.deepEqual(
@@ -82,6 +83,14 @@ Deno.test("toTable() turns values that are not tables into tables", async (t) =>
   });
 });
 
+Deno.test("toTable() gives an empty cell for a number past a double, as the page gets it", () => {
+  const reply = JSON.parse('[{"n": 1e400, "m": [-1e400]}, {"n": 2}]');
+  const table = toTable(reply);
+  assert.deepEqual(table.rows, [[null, "[null]"], [2, null]]);
+  assert.deepEqual(JSON.parse(JSON.stringify(table)), table);
+  assert.deepEqual(toTable(JSON.parse("-1e999")).rows, [[null]]);
+});
+
 Deno.test("flattenRecord() joins nested names with dots", () => {
   assert.deepEqual(
     [...flattenRecord({ a: { b: { c: 1 } }, d: null })],
@@ -99,4 +108,29 @@ Deno.test("flattenRecord() keeps an object nested past 32 levels as one cell", (
   assert.equal(name, Array(33).fill("a").join("."));
   assert.equal(typeof cell, "string");
   assert.ok((cell as string).startsWith('{"a":{"a":'));
+});
+
+Deno.test("toTable() refuses a table of more than maxCells cells before building it", async (t) => {
+  await t.step("records with keys of their own: rows × columns counts", () => {
+    // 3 rows, 3 columns, 9 cells (6 of them empty) from 3 one-key records.
+    const reply = [{ a: 1 }, { b: 2 }, { c: 3 }];
+    assert.throws(
+      () => toTable(reply, { maxCells: 8 }),
+      (error: unknown) =>
+        error instanceof TableTooLargeError &&
+        error.code === "TABLE_TOO_LARGE" && error.rows === 3 &&
+        error.columns === 3 && error.maxCells === 8,
+    );
+    assert.equal(toTable(reply, { maxCells: 9 }).rows.length, 3);
+  });
+  await t.step("20,000 records, each its own key: refused at once", () => {
+    const reply = Array.from({ length: 20_000 }, (_, i) => ({ [`k${i}`]: i }));
+    const started = performance.now();
+    assert.throws(
+      () => toTable(reply, { maxCells: 64 * 1024 * 1024 }),
+      TableTooLargeError,
+    );
+    // Building its 400,000,000 cells took a minute and 5 GB before the bound.
+    assert.ok(performance.now() - started < 5_000);
+  });
 });

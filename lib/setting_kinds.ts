@@ -125,6 +125,11 @@ export function integer(options: IntegerOptions): Setting<number> {
     : "";
   return custom(options, (raw) => {
     const value = /^[+-]?\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isNaN(value) && !Number.isSafeInteger(value)) {
+      throw new Error(
+        `expected an integer${range}: this one is past ±${Number.MAX_SAFE_INTEGER}, the widest a setting takes`,
+      );
+    }
     if (!Number.isSafeInteger(value) || value < min || value > max) {
       throw new Error(`expected an integer${range}`);
     }
@@ -142,7 +147,7 @@ export function decimal(options: SettingOptions<number>): Setting<number> {
   return custom(options, (raw) => {
     const value = Number(raw);
     if (
-      !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(raw) ||
+      !/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(raw) ||
       !Number.isFinite(value)
     ) {
       throw new Error("expected a number");

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { parseSettings, readSettings } from "./settings.ts";
-import { durationMs, headerSecret, host } from "./setting_kinds.ts";
+import {
+  decimal,
+  durationMs,
+  headerSecret,
+  host,
+  integer,
+} from "./setting_kinds.ts";
 
 Deno.test("durationMs() refuses what a timer cannot wait", () => {
   const schema = { T: durationMs({ description: "t" }) };
@@ -51,5 +57,34 @@ Deno.test("headerSecret() refuses what a header cannot carry, without showing it
     assert.equal(problems.length, 1);
     assert.match(problems[0]!, /^Invalid K: expected printable ASCII/);
     assert.ok(!problems[0]!.includes(raw));
+  }
+});
+
+Deno.test("integer() says a value past the safe integers is too wide, not out of its range", () => {
+  const schema = { N: integer({ description: "n", min: 1 }) };
+  assert.deepEqual(
+    readSettings(schema, { N: "100000000000000000000000" }).problems,
+    [
+      `Invalid N "100000000000000000000000": expected an integer of at least 1: this one is past ±${Number.MAX_SAFE_INTEGER}, the widest a setting takes`,
+    ],
+  );
+  assert.equal(
+    parseSettings(schema, { N: String(Number.MAX_SAFE_INTEGER) }).N,
+    Number.MAX_SAFE_INTEGER,
+  );
+  assert.deepEqual(readSettings(schema, { N: "0" }).problems, [
+    'Invalid N "0": expected an integer of at least 1',
+  ]);
+});
+
+Deno.test("decimal() takes a number's written forms and nothing else", () => {
+  const schema = { R: decimal({ description: "r" }) };
+  const read = (raw: string) => parseSettings(schema, { R: raw }).R;
+  assert.equal(read("1.5e3"), 1500);
+  assert.equal(read(".5"), 0.5);
+  assert.equal(read("2."), 2);
+  assert.equal(read("-0.25"), -0.25);
+  for (const raw of ["1..2", ".", "1e", "e5", "1.2.3", "0x10", "1e400"]) {
+    assert.equal(readSettings(schema, { R: raw }).problems.length, 1, raw);
   }
 });

@@ -163,7 +163,6 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
       headers: {
         "x-total-count": String(total),
         link: pageLinks(target, paging, total),
-        "access-control-expose-headers": EXPOSED_HEADERS,
       },
     };
   };

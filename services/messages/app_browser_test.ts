@@ -108,6 +108,12 @@ Deno.test("createMessagesApp() with a feed streams events and checks its paramet
       { id: 2, author: "ada", message: "yes" },
     ]);
     await events.cancel();
+    // Paging and sort are ignored, whatever their values.
+    const paged = await app.request(
+      `${EVENTS_PATH}?author=ada&_page=0&_limit=5000&_sort=bogus&_order=up`,
+    );
+    assert.equal(paged.status, 200);
+    await paged.body?.cancel();
     for (
       const [path, headers] of [
         [`${EVENTS_PATH}?lastEventId=x`, {}],

@@ -46,6 +46,11 @@ export interface Setting<T> {
    */
   readonly secretPart?: "credentials";
   /**
+   * Whether the value names a file holding a secret (`..._FILE`, container
+   * secrets): the log masks the file's content, while the path may be shown.
+   */
+  readonly secretFile?: boolean;
+  /**
    * Turns the raw value into `T`. `raw` is `undefined` when the variable is unset or
    * empty. Throws an `Error` whose message says what was expected.
    */
@@ -190,6 +195,8 @@ export interface SettingOptions<T> {
   multiline?: boolean;
   /** See {@linkcode Setting.secretPart}. */
   secretPart?: "credentials";
+  /** See {@linkcode Setting.secretFile}. @default false */
+  secretFile?: boolean;
 }
 
 /**
@@ -219,6 +226,7 @@ export function custom<T>(
     requirement: options.requirement,
     multiline: options.multiline,
     secretPart: options.secretPart,
+    secretFile: options.secretFile,
     read(raw) {
       if (raw === undefined) {
         if (hasDefault) return options.default as T;

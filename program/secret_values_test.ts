@@ -38,3 +38,30 @@ Deno.test("secretValues() takes only the credentials of an address", () => {
     ["ada:p%40ss", "p%40ss", "p@ss"],
   );
 });
+
+Deno.test("secretValues() masks the content of a file a secretFile setting names", () => {
+  const schema = {
+    SECRET_FILE: custom(
+      { description: "file", secretFile: true },
+      (raw) => raw,
+    ),
+    OTHER_FILE: custom(
+      { description: "file", secretFile: true },
+      (raw) => raw,
+    ),
+  };
+  const files: Record<string, string> = { "/run/secrets/s": "whsec_abc=\n" };
+  const readFile = (path: string) => {
+    const text = files[path];
+    if (text === undefined) throw new Deno.errors.NotFound(path);
+    return text;
+  };
+  assert.deepEqual(
+    secretValues(
+      [schema],
+      { SECRET_FILE: "/run/secrets/s", OTHER_FILE: "/missing" },
+      readFile,
+    ),
+    ["whsec_abc="],
+  );
+});

@@ -127,6 +127,9 @@ Deno.test("forwarder webhook options through main.ts", async (t) => {
       const bodies = [
         "Grüße aus Köln ✓ 日本語 €",
         '{"città":"Zürich"}',
+        // The body is logged: the file's secret is masked there as the
+        // variable's would be.
+        `Grüße, the secret is ${SECRET}`,
       ];
       await fauxqs.send(url, bodies);
       const main = startMain(["forwarder"], {
@@ -137,7 +140,7 @@ Deno.test("forwarder webhook options through main.ts", async (t) => {
         },
       });
       try {
-        await sink.waitFor(2);
+        await sink.waitFor(3);
         await until(emptied(url));
       } finally {
         assert.equal(await main.stop("SIGTERM"), 0);
@@ -145,6 +148,9 @@ Deno.test("forwarder webhook options through main.ts", async (t) => {
         await Deno.remove(dir, { recursive: true });
       }
       assert.deepEqual(sink.bodies().toSorted(), bodies.toSorted());
+      const output = [...main.stdout, ...main.stderr].join("\n");
+      assert.ok(!output.includes(SECRET), output);
+      assert.match(output, /\[INFO\] Grüße, the secret is \*\*\*\*$/m);
       const webhook = new Webhook(SECRET);
       for (const request of sink.requests) {
         webhook.verify(request.body, headersOf(request), { jsonParse: false });

@@ -225,6 +225,27 @@ Deno.test("messages role stops with exit code 2 on a malformed setting", async (
   assert.ok(main.stderr.some((l) => /MESSAGES_PORT "eighty"/.test(l)));
 });
 
+Deno.test("messages role exits 2 on a MESSAGES_DB URL of another scheme, creating nothing", async () => {
+  const cwd = Deno.makeTempDirSync({ prefix: "messages-e2e-" });
+  const main = startMain(["messages"], {
+    cwd,
+    env: {
+      MESSAGES_PORT: "0",
+      MESSAGES_DB: "postgress://app:pa55word@127.0.0.1/app",
+    },
+  });
+  // A role that served instead would never exit by itself.
+  const served = setTimeout(() => main.stop("SIGTERM"), 15_000);
+  assert.equal(await main.exited(), 2);
+  clearTimeout(served);
+  const output = [...main.stdout, ...main.stderr].join("\n");
+  assert.match(output, /Invalid MESSAGES_DB "postgress:\/\/app:\*\*\*@/);
+  assert.ok(!output.includes("pa55word"), output);
+  // Not an SQLite file at ./postgress:/app:pa55word@127.0.0.1/app.
+  assert.deepEqual([...Deno.readDirSync(cwd)], []);
+  Deno.removeSync(cwd, { recursive: true });
+});
+
 Deno.test("messages role exits 1 naming MESSAGES_DB when the file cannot be opened", async () => {
   const dir = Deno.makeTempDirSync({ prefix: "messages-e2e-" });
   Deno.writeTextFileSync(`${dir}/file`, "not a folder");

@@ -51,7 +51,7 @@ export function signingSecretFile(
   options: { description: string },
   readFile: (path: string) => string = Deno.readTextFileSync,
 ): Setting<Uint8Array> {
-  return custom(options, (path) => {
+  return custom({ ...options, secretFile: true }, (path) => {
     let text: string;
     try {
       text = readFile(path);

@@ -80,3 +80,27 @@ function safeDecode(text: string): string {
 export function isPostgresUrl(value: string): boolean {
   return /^postgres(ql)?:\/\//i.test(value);
 }
+
+/**
+ * Why `value` of MESSAGES_DB cannot be used, or `undefined` when it can: a URL of
+ * another scheme than `postgres:`, `postgresql:` or `file:` (`postgress://…`,
+ * `mysql://…`, `sqlite:///…`) is a slip, not the name of an SQLite file to create
+ * (with the password in a folder's name). The value is named with its password
+ * masked.
+ *
+ * @example
+ * ```ts
+ * databaseProblem("mysql://app:secret@db/app"); // "Invalid MESSAGES_DB \"mysql://app:***@db/app\": ..."
+ * databaseProblem("./data/messages.sqlite3"); // undefined
+ * ```
+ */
+export function databaseProblem(value: string): string | undefined {
+  // Two letters at least, so that a Windows drive (`C://…`) is a path.
+  const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(value)?.[1];
+  if (scheme === undefined || /^(postgres(ql)?|file)$/i.test(scheme)) {
+    return undefined;
+  }
+  return `Invalid MESSAGES_DB "${
+    maskPassword(value)
+  }": expected an SQLite database file, a file: URI, :memory: or a PostgreSQL URL (postgres:// or postgresql://), not a ${scheme}:// URL`;
+}

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { isPostgresUrl, maskPassword, scrub } from "./_database_url.ts";
+import {
+  databaseProblem,
+  isPostgresUrl,
+  maskPassword,
+  scrub,
+} from "./_database_url.ts";
 
 Deno.test("maskPassword() replaces the password of a URL with ***", () => {
   assert.equal(
@@ -48,4 +53,37 @@ Deno.test("isPostgresUrl() takes postgres:// and postgresql:// only", () => {
   assert.ok(!isPostgresUrl("file:postgres.db"));
   assert.ok(!isPostgresUrl("./postgres://x"));
   assert.ok(!isPostgresUrl(":memory:"));
+});
+
+Deno.test("databaseProblem() refuses a URL of another scheme, its password masked", () => {
+  for (
+    const value of [
+      "postgress://app:secret@db/app",
+      "mysql://app:secret@db/app",
+      "sqlite:///var/m.db",
+      "PG://app:secret@db/app",
+    ]
+  ) {
+    const problem = databaseProblem(value) ?? "";
+    assert.ok(problem.startsWith("Invalid MESSAGES_DB"), value);
+    assert.ok(!problem.includes("secret"), problem);
+  }
+  assert.match(
+    databaseProblem("mysql://a:secret@db/x")!,
+    /"mysql:\/\/a:\*\*\*@db\/x".*not a mysql:\/\/ URL/,
+  );
+  for (
+    const value of [
+      "./data/messages.sqlite3",
+      ":memory:",
+      "file:m.db?mode=rwc",
+      "file:///tmp/m.db",
+      "postgres://a:b@db/x",
+      "POSTGRESQL://db/x",
+      "C://data/m.db",
+      "/srv/a://b.db",
+    ]
+  ) {
+    assert.equal(databaseProblem(value), undefined, value);
+  }
 });

@@ -28,7 +28,7 @@ import {
   noneMatchHits,
   type Rendered,
 } from "./_json_cache.ts";
-import { parseListQuery } from "./list_query.ts";
+import { parseFilter, parseListQuery } from "./list_query.ts";
 import { pageLinks } from "./page_links.ts";
 import { messagesOpenApi, OPENAPI_PATH } from "./openapi.ts";
 import { storeErrors } from "./_store_errors.ts";
@@ -163,7 +163,6 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
       headers: {
         "x-total-count": String(total),
         link: pageLinks(target, paging, total),
-        "access-control-expose-headers": EXPOSED_HEADERS,
       },
     };
   };
@@ -209,7 +208,8 @@ export function createMessagesApp(options: MessagesAppOptions): Hono {
     // Before the item route, whose id it would be taken for.
     app.get(EVENTS_PATH, (c) => {
       const params = new URL(c.req.url).searchParams;
-      const { filter } = parseListQuery(params).query;
+      // Paging and sort are ignored, malformed or not (docs/messages.md).
+      const filter = parseFilter(params);
       const lastEventId = parseLastEventId(
         c.req.header("last-event-id") ?? params.get("lastEventId"),
       );

@@ -6,6 +6,11 @@ import { openSqliteMessageStore } from "./sqlite_message_store.ts";
 import { readEvents } from "./_test_events.ts";
 
 const PAGE = "http://localhost:5173";
+/** The names of the CORS headers of `response`. */
+const corsHeaders = (response: Response) =>
+  [...response.headers.keys()].filter((name) =>
+    name.startsWith("access-control-")
+  );
 const preflight = (origin: string) => ({
   method: "OPTIONS",
   headers: {
@@ -42,6 +47,11 @@ Deno.test("createMessagesApp() with allowOrigin responds to listed pages only", 
       "X-Total-Count, Link, ETag",
     );
     await list.body?.cancel();
+    const unlisted = await app.request(`${MESSAGES_PATH}?_page=1`, {
+      headers: { origin: "http://evil.example" },
+    });
+    assert.deepEqual(corsHeaders(unlisted), []);
+    await unlisted.body?.cancel();
     const other = await app.request(
       `${MESSAGES_PATH}/1`,
       preflight("http://evil.example"),
@@ -62,6 +72,11 @@ Deno.test("createMessagesApp() without allowOrigin sends no CORS header", async 
     });
     assert.equal(read.headers.get("access-control-allow-origin"), null);
     await read.body?.cancel();
+    const query = await app.request(`${MESSAGES_PATH}?_page=1`, {
+      headers: { origin: PAGE },
+    });
+    assert.deepEqual(corsHeaders(query), []);
+    await query.body?.cancel();
     const asked = await app.request(`${MESSAGES_PATH}/1`, preflight(PAGE));
     assert.equal(asked.headers.get("access-control-allow-origin"), null);
     assert.notEqual(asked.status, 204);
@@ -93,6 +108,12 @@ Deno.test("createMessagesApp() with a feed streams events and checks its paramet
       { id: 2, author: "ada", message: "yes" },
     ]);
     await events.cancel();
+    // Paging and sort are ignored, whatever their values.
+    const paged = await app.request(
+      `${EVENTS_PATH}?author=ada&_page=0&_limit=5000&_sort=bogus&_order=up`,
+    );
+    assert.equal(paged.status, 200);
+    await paged.body?.cancel();
     for (
       const [path, headers] of [
         [`${EVENTS_PATH}?lastEventId=x`, {}],

@@ -678,10 +678,7 @@ Deno.test("createMessagesApp() responds list queries with X-Total-Count and Link
   assert.equal((await plain.json()).length, 25);
   const page = await s.call("GET", "?_page=2&_limit=10&_sort=id&_order=DESC");
   assert.equal(page.headers.get("x-total-count"), "25");
-  assert.match(
-    page.headers.get("access-control-expose-headers")!,
-    /X-Total-Count.*Link/,
-  );
+  assert.equal(page.headers.get("access-control-expose-headers"), null);
   assert.match(page.headers.get("link")!, /_page=3&[^>]*>; rel="next"/);
   assert.deepEqual(
     (await page.json()).map((m: { id: number }) => m.id),

@@ -202,7 +202,18 @@ function parseSort(params: URLSearchParams): SortKey[] {
   });
 }
 
-function parseFilter(params: URLSearchParams): MessageFilter {
+/**
+ * The filter parameters of a list query alone (`id=`, `author_like=`, `q=`...),
+ * for the change feed, which ignores paging and sort whatever their values.
+ *
+ * @throws {HTTPException} 400 naming the parameter when a filter is malformed
+ *
+ * @example
+ * ```ts
+ * parseFilter(new URLSearchParams("author=bob&_page=0")); // the filter of author=bob
+ * ```
+ */
+export function parseFilter(params: URLSearchParams): MessageFilter {
   const filter: MessageFilter = {};
   const ids = (name: string) => {
     const values = params.getAll(name);

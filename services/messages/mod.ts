@@ -23,7 +23,12 @@ import { createChangeFeed } from "./change_feed.ts";
 import type { MessageStore } from "./message_store.ts";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";
 import { openPostgresMessageStore } from "./postgres_message_store.ts";
-import { isPostgresUrl, maskPassword, scrub } from "./_database_url.ts";
+import {
+  databaseProblem,
+  isPostgresUrl,
+  maskPassword,
+  scrub,
+} from "./_database_url.ts";
 import { backupSqliteDatabase } from "./backup_sqlite_database.ts";
 
 /** The one command of the role: `messages backup PATH`. */
@@ -64,6 +69,9 @@ export const messagesRole = defineRole({
     storeSeries(registry);
   },
   check(settings, _failed, _env, args) {
+    const db = settings.MESSAGES_DB;
+    const problem = db === undefined ? undefined : databaseProblem(db);
+    if (problem !== undefined) return [problem];
     if (args.length === 0) return [];
     if (args[0] !== BACKUP) {
       return [
@@ -77,7 +85,6 @@ export const messagesRole = defineRole({
         'Missing PATH after "messages backup": give the file to write the copy to',
       ];
     }
-    const db = settings.MESSAGES_DB;
     if (db !== undefined && (isPostgresUrl(db) || isInMemory(db))) {
       return [
         `messages backup copies an SQLite database file, and MESSAGES_DB "${

@@ -127,7 +127,7 @@ export function messagesOpenApi(): Record<string, unknown> {
                 },
                 "Access-Control-Expose-Headers": {
                   description:
-                    "With a query string: X-Total-Count, Link, ETag, for a browser's script",
+                    "To a page MESSAGES_ALLOW_ORIGIN allows: X-Total-Count, Link, ETag, for its script",
                   schema: { type: "string" },
                 },
               },

@@ -187,7 +187,7 @@ export function openSqliteMessageStore(
   };
   const row = (value: unknown) => {
     const { id, author, message } = value as Message;
-    return { id, author, message };
+    return { id, author: asText(author), message: asText(message) };
   };
   // Statements with RETURNING are run to completion with all(): get() steps them
   // once and leaves them open, holding a read snapshot, so no checkpoint could
@@ -286,8 +286,8 @@ interface ChangeRow {
 function changeRow(value: ChangeRow): MessageChange {
   const record = {
     id: Number(value.id),
-    author: value.author,
-    message: value.message,
+    author: asText(value.author),
+    message: asText(value.message),
   };
   const change: MessageChange = {
     seq: Number(value.seq),
@@ -297,11 +297,23 @@ function changeRow(value: ChangeRow): MessageChange {
   if (value.old_author !== null && value.old_message !== null) {
     change.previous = {
       id: record.id,
-      author: value.old_author,
-      message: value.old_message,
+      author: asText(value.old_author),
+      message: asText(value.old_message),
     };
   }
   return change;
+}
+
+const utf8 = new TextDecoder();
+
+/**
+ * A text column's value as a string. SQLite keeps what another tool wrote: the
+ * sqlite3 shell's `x'..'` stays a BLOB in a TEXT column, which `node:sqlite` reads
+ * as bytes (served as `{"0":104,...}` before); its UTF-8 is decoded, as SQLite's
+ * own `CAST(... AS TEXT)` reads it, a byte that is not UTF-8 as U+FFFD.
+ */
+function asText(value: string | Uint8Array): string {
+  return typeof value === "string" ? value : utf8.decode(value);
 }
 
 /** SQLite's SQL: text compares by UTF-8 bytes (code points); `homewire_fold` is `foldCase`. */
@@ -321,7 +333,10 @@ function openDatabase(path: string): DatabaseSync {
     db.function(
       "homewire_fold",
       { deterministic: true },
-      (text) => typeof text === "string" ? foldCase(text) : null,
+      (text) =>
+        typeof text === "string" || text instanceof Uint8Array
+          ? foldCase(asText(text))
+          : null,
     );
     db.exec(`PRAGMA busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
     db.exec("PRAGMA journal_mode = WAL");

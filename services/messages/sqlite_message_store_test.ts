@@ -5,6 +5,7 @@ import {
   MessageStoreBusyError,
 } from "./message_store.ts";
 import { openSqliteMessageStore } from "./sqlite_message_store.ts";
+import { parseListQuery } from "./list_query.ts";
 
 function tempDb(): { path: string; [Symbol.dispose](): void } {
   const dir = Deno.makeTempDirSync({ prefix: "messages-store-" });
@@ -252,6 +253,36 @@ Deno.test("openSqliteMessageStore() lets SQLite checkpoint its log while creates
     assert.ok(wal < 8 * 1024 * 1024, `-wal file of ${wal} bytes`);
     // The database file itself holds the rows (checkpointed, not only logged).
     assert.ok(Deno.statSync(db.path).size > 2000 * 1024);
+  } finally {
+    await store.close();
+  }
+});
+
+Deno.test("openSqliteMessageStore() serves a BLOB another tool wrote as text", async () => {
+  using db = tempDb();
+  const store = openSqliteMessageStore(db.path);
+  // The sqlite3 shell stores x'..' as a BLOB whatever the column's type.
+  const other = new DatabaseSync(db.path);
+  try {
+    other.exec(
+      "INSERT INTO messages VALUES (1, x'416461', x'68c3a96c6c6fff')",
+    );
+    other.exec("UPDATE messages SET author = x'426f' WHERE id = 1");
+  } finally {
+    other.close();
+  }
+  const before = { id: 1, author: "Ada", message: "héllo\ufffd" };
+  const record = { id: 1, author: "Bo", message: "héllo\ufffd" };
+  try {
+    assert.deepEqual(await store.get(1), record);
+    assert.deepEqual(await store.list(), [record]);
+    const { query } = parseListQuery(new URLSearchParams("q=HÉ"));
+    assert.deepEqual((await store.query(query)).records, [record]);
+    const changes = await store.changesAfter(0, 10);
+    assert.deepEqual(changes.map((c) => [c.record, c.previous]), [
+      [before, undefined],
+      [record, before],
+    ]);
   } finally {
     await store.close();
   }

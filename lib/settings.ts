@@ -153,7 +153,7 @@ export function readSettings<S extends Schema>(
       } else if (setting.secret) {
         problems.push(`Invalid ${name}: ${detail}`);
       } else {
-        problems.push(`Invalid ${name} "${raw}": ${detail}`);
+        problems.push(`Invalid ${name} "${withoutUserInfo(raw)}": ${detail}`);
       }
     }
   }
@@ -279,4 +279,14 @@ export function optional<T>(setting: Setting<T>): Setting<T | undefined> {
     required: false,
     read: (raw) => raw === undefined ? undefined : setting.read(raw),
   };
+}
+
+/**
+ * `raw` with the user information of a URL in it (`user:password@`) shown as
+ * `***@`: a malformed URL is quoted in an error, and its password must not be.
+ * Everything up to the last `@` goes, since a password may hold an unescaped
+ * `/` or `@`.
+ */
+function withoutUserInfo(raw: string): string {
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/is, "$1***@");
 }

@@ -206,3 +206,30 @@ Deno.test("readSettings() lets a multiline setting hold line breaks, not other c
     "Invalid BAD: it holds a control character other than a line break or a tab: remove it",
   ]);
 });
+
+Deno.test("readSettings() quotes a malformed URL without its user information", () => {
+  const schema = { ENDPOINT: url({ description: "e" }) };
+  for (
+    const raw of [
+      "https://bob:hunter2@example.com:99999/hook",
+      "ftp://bob:hunter2@example.com/x",
+      "http://bob:hun/ter@2@example.com:port",
+    ]
+  ) {
+    const { problems } = readSettings(schema, { ENDPOINT: raw });
+    assert.equal(problems.length, 1, raw);
+    assert.ok(!problems[0]!.includes("hunter2"), problems[0]!);
+    assert.ok(!problems[0]!.includes("ter@2"), problems[0]!);
+    assert.match(
+      problems[0]!,
+      /^Invalid ENDPOINT "[a-z]+:\/\/\*\*\*@example\.com/,
+    );
+  }
+  // Without user information, the value is quoted as it is.
+  assert.deepEqual(
+    readSettings(schema, { ENDPOINT: "https://example.com:99999" }).problems,
+    [
+      'Invalid ENDPOINT "https://example.com:99999": expected an absolute http/https URL',
+    ],
+  );
+});

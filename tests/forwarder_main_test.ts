@@ -343,7 +343,8 @@ Deno.test("forwarder role through main.ts", async (t) => {
         QUEUE_URL: "not a url",
         QUEUE_REGION: "bad region!",
         QUEUE_ACCESS_KEY_ID: "only-one",
-        HTTP_ENDPOINT: "http://127.0.0.1:1/",
+        // A malformed URL is quoted without its password.
+        HTTP_ENDPOINT: "http://hook:hunter2@127.0.0.1:99999/",
         AUTH_BEARER_TOKEN: "Bearer x",
         QUEUE_MAX_NUMBER_OF_MESSAGES: "11",
         QUEUE_WAIT_TIME_SECONDS: "abc",
@@ -354,6 +355,11 @@ Deno.test("forwarder role through main.ts", async (t) => {
     assert.equal(await malformed.exited(), 2);
     const lines = malformed.stderr.join("\n");
     assert.match(lines, /Invalid QUEUE_URL "not a url"/);
+    assert.match(
+      lines,
+      /Invalid HTTP_ENDPOINT "http:\/\/\*\*\*@127\.0\.0\.1:99999\/"/,
+    );
+    assert.doesNotMatch(lines, /hunter2/);
     assert.match(
       lines,
       /Invalid QUEUE_MAX_NUMBER_OF_MESSAGES "11": expected an integer from 1 to 10/,

@@ -246,6 +246,24 @@ Deno.test("messages role exits 2 on a MESSAGES_DB URL of another scheme, creatin
   Deno.removeSync(cwd, { recursive: true });
 });
 
+Deno.test("messages role exits 2 on a PostgreSQL URL that does not parse", async () => {
+  const main = startMain(["messages"], {
+    env: {
+      MESSAGES_PORT: "0",
+      MESSAGES_DB: "postgres://app:pa55word@[::1/app",
+    },
+  });
+  const served = setTimeout(() => main.stop("SIGTERM"), 15_000);
+  assert.equal(await main.exited(), 2);
+  clearTimeout(served);
+  const output = [...main.stdout, ...main.stderr].join("\n");
+  assert.match(
+    output,
+    /Invalid MESSAGES_DB "postgres:\/\/app:\*\*\*@\[::1\/app": not a URL/,
+  );
+  assert.ok(!output.includes("pa55word"), output);
+});
+
 Deno.test("messages role exits 1 naming MESSAGES_DB when the file cannot be opened", async () => {
   const dir = Deno.makeTempDirSync({ prefix: "messages-e2e-" });
   Deno.writeTextFileSync(`${dir}/file`, "not a folder");

@@ -85,8 +85,8 @@ export function isPostgresUrl(value: string): boolean {
  * Why `value` of MESSAGES_DB cannot be used, or `undefined` when it can: a URL of
  * another scheme than `postgres:`, `postgresql:` or `file:` (`postgress://…`,
  * `mysql://…`, `sqlite:///…`) is a slip, not the name of an SQLite file to create
- * (with the password in a folder's name). The value is named with its password
- * masked.
+ * (with the password in a folder's name), and so is a PostgreSQL URL that does not
+ * parse. The value is named with its password masked.
  *
  * @example
  * ```ts
@@ -97,9 +97,17 @@ export function isPostgresUrl(value: string): boolean {
 export function databaseProblem(value: string): string | undefined {
   // Two letters at least, so that a Windows drive (`C://…`) is a path.
   const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(value)?.[1];
-  if (scheme === undefined || /^(postgres(ql)?|file)$/i.test(scheme)) {
-    return undefined;
+  if (scheme !== undefined && /^postgres(ql)?$/i.test(scheme)) {
+    try {
+      new URL(value);
+      return undefined;
+    } catch {
+      return `Invalid MESSAGES_DB "${
+        maskPassword(value)
+      }": not a URL (an unclosed [ of an IPv6 address, a port that is not a number?): write it as postgres://user:password@host:port/database`;
+    }
   }
+  if (scheme === undefined || /^file$/i.test(scheme)) return undefined;
   return `Invalid MESSAGES_DB "${
     maskPassword(value)
   }": expected an SQLite database file, a file: URI, :memory: or a PostgreSQL URL (postgres:// or postgresql://), not a ${scheme}:// URL`;

@@ -87,3 +87,25 @@ Deno.test("databaseProblem() refuses a URL of another scheme, its password maske
     assert.equal(databaseProblem(value), undefined, value);
   }
 });
+
+Deno.test("databaseProblem() refuses a PostgreSQL URL that does not parse, its password masked", () => {
+  for (
+    const value of [
+      "postgres://app:secret@[::1/app",
+      "postgresql://app:secret@db:port/app",
+    ]
+  ) {
+    const problem = databaseProblem(value) ?? "";
+    assert.match(problem, /^Invalid MESSAGES_DB ".*": not a URL/, value);
+    assert.ok(!problem.includes("secret"), problem);
+  }
+  for (
+    const value of [
+      "postgres://app:secret@[::1]:5432/app",
+      "postgres://app@h1,h2/app",
+      "postgres://app:p%40ss@db/app?sslmode=disable",
+    ]
+  ) {
+    assert.equal(databaseProblem(value), undefined, value);
+  }
+});

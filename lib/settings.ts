@@ -153,7 +153,11 @@ export function readSettings<S extends Schema>(
       } else if (setting.secret) {
         problems.push(`Invalid ${name}: ${detail}`);
       } else {
-        problems.push(`Invalid ${name} "${withoutUserInfo(raw)}": ${detail}`);
+        problems.push(
+          mayHoldPassword(raw)
+            ? `Invalid ${name} (not quoted: it may hold a password): ${detail}`
+            : `Invalid ${name} "${raw}": ${detail}`,
+        );
       }
     }
   }
@@ -282,11 +286,11 @@ export function optional<T>(setting: Setting<T>): Setting<T | undefined> {
 }
 
 /**
- * `raw` with the user information of a URL in it (`user:password@`) shown as
- * `***@`: a malformed URL is quoted in an error, and its password must not be.
- * Everything up to the last `@` goes, since a password may hold an unescaped
- * `/` or `@`.
+ * Whether `raw` may hold a password: a `user:password@` part, with or without a
+ * scheme, anywhere in it. Such a value is not quoted in an error (a password may
+ * hold any character, so no pattern could cut it out of a malformed URL safely).
  */
-function withoutUserInfo(raw: string): string {
-  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/is, "$1***@");
+function mayHoldPassword(raw: string): boolean {
+  const at = raw.lastIndexOf("@");
+  return at > 0 && raw.slice(0, at).includes(":");
 }

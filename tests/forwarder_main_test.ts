@@ -343,7 +343,7 @@ Deno.test("forwarder role through main.ts", async (t) => {
         QUEUE_URL: "not a url",
         QUEUE_REGION: "bad region!",
         QUEUE_ACCESS_KEY_ID: "only-one",
-        // A malformed URL is quoted without its password.
+        // A malformed URL with a password is not quoted.
         HTTP_ENDPOINT: "http://hook:hunter2@127.0.0.1:99999/",
         AUTH_BEARER_TOKEN: "Bearer x",
         QUEUE_MAX_NUMBER_OF_MESSAGES: "11",
@@ -357,7 +357,7 @@ Deno.test("forwarder role through main.ts", async (t) => {
     assert.match(lines, /Invalid QUEUE_URL "not a url"/);
     assert.match(
       lines,
-      /Invalid HTTP_ENDPOINT "http:\/\/\*\*\*@127\.0\.0\.1:99999\/"/,
+      /Invalid HTTP_ENDPOINT \(not quoted: it may hold a password\)/,
     );
     assert.doesNotMatch(lines, /hunter2/);
     assert.match(

@@ -99,7 +99,9 @@ export function databaseProblem(value: string): string | undefined {
   const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(value)?.[1];
   if (scheme !== undefined && /^postgres(ql)?$/i.test(scheme)) {
     try {
-      new URL(value);
+      // The driver reads several hosts (`h1:5432,h2:5433`) and parses the URL
+      // with the first one only.
+      new URL(firstHostOnly(value));
       return undefined;
     } catch {
       return `Invalid MESSAGES_DB "${
@@ -111,4 +113,15 @@ export function databaseProblem(value: string): string | undefined {
   return `Invalid MESSAGES_DB "${
     maskPassword(value)
   }": expected an SQLite database file, a file: URI, :memory: or a PostgreSQL URL (postgres:// or postgresql://), not a ${scheme}:// URL`;
+}
+
+/** `url` with only the first of a comma-separated list of hosts in its authority. */
+function firstHostOnly(url: string): string {
+  const start = url.indexOf("//") + 2;
+  const end = url.slice(start).search(/[/?#]/);
+  const authority = end < 0 ? url.slice(start) : url.slice(start, start + end);
+  const hosts = authority.lastIndexOf("@") + 1;
+  const comma = authority.indexOf(",", hosts);
+  if (comma < 0) return url;
+  return `${url.slice(0, start + comma)}${url.slice(start + authority.length)}`;
 }

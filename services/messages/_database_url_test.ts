@@ -103,6 +103,8 @@ Deno.test("databaseProblem() refuses a PostgreSQL URL that does not parse, its p
     const value of [
       "postgres://app:secret@[::1]:5432/app",
       "postgres://app@h1,h2/app",
+      "postgres://app:secret@h1:5432,h2:5433/app",
+      "postgres://app:secret@h1:5432,[::1]:5433",
       "postgres://app:p%40ss@db/app?sslmode=disable",
     ]
   ) {

@@ -13,6 +13,11 @@ export interface SqlDialect {
   contains(column: string, needle: string): string;
   /** `column` as compared for sorting: by Unicode code point. */
   sortKey(column: string): string;
+  /**
+   * `column` as text, for equality (SQLite may hold a BLOB another tool wrote,
+   * which the store serves as text).
+   */
+  text(column: string): string;
 }
 
 /** The `WHERE` and `ORDER BY` clauses of a query, with their parameters. */
@@ -61,11 +66,11 @@ export function sqlQuery(query: MessageQuery, dialect: SqlDialect): SqlQuery {
     }
   };
   anyOf("id", filter.id);
-  anyOf("author", filter.author);
-  anyOf("message", filter.message);
+  anyOf(dialect.text("author"), filter.author);
+  anyOf(dialect.text("message"), filter.message);
   noneOf("id", filter.idNot);
-  noneOf("author", filter.authorNot);
-  noneOf("message", filter.messageNot);
+  noneOf(dialect.text("author"), filter.authorNot);
+  noneOf(dialect.text("message"), filter.messageNot);
   containsAny("author", filter.authorLike);
   containsAny("message", filter.messageLike);
   if (filter.idMin !== undefined) {

@@ -6,6 +6,7 @@ const NUMBERED: SqlDialect = {
   placeholder: (n) => `$${n}`,
   contains: (column, needle) => `strpos(lower(${column}), ${needle}) > 0`,
   sortKey: (column) => `${column} COLLATE "C"`,
+  text: (column) => column,
 };
 
 const sql = (query: string) =>

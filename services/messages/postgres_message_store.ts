@@ -36,6 +36,7 @@ function postgresDialect(utf8: boolean): SqlDialect {
         utf8 ? postgresFold(column) : `lower(${column})`
       }, ${needle}) > 0`,
     sortKey: (column) => `${column} COLLATE "C"`,
+    text: (column) => column,
   };
 }
 

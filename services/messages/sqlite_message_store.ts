@@ -321,7 +321,9 @@ const SQLITE: SqlDialect = {
   placeholder: () => "?",
   contains: (column, needle) =>
     `instr(homewire_fold(${column}), ${needle}) > 0`,
-  sortKey: (column) => column,
+  // A BLOB another tool wrote is text to the client: compared and sorted as text.
+  sortKey: (column) => `CAST(${column} AS TEXT)`,
+  text: (column) => `CAST(${column} AS TEXT)`,
 };
 
 function openDatabase(path: string): DatabaseSync {

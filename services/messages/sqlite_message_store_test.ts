@@ -278,8 +278,18 @@ Deno.test("openSqliteMessageStore() serves a BLOB another tool wrote as text", a
     assert.deepEqual(await store.list(), [record]);
     const { query } = parseListQuery(new URLSearchParams("q=HÉ"));
     assert.deepEqual((await store.query(query)).records, [record]);
+    // Filtered and sorted as the text it is served as.
+    const found = async (search: string) => {
+      const { query } = parseListQuery(new URLSearchParams(search));
+      return (await store.query(query)).records.map((r) => r.id);
+    };
+    await store.create({ author: "Ann", message: "m" });
+    assert.deepEqual(await found("author=Bo"), [1]);
+    assert.deepEqual(await found("author_ne=Bo"), [2]);
+    assert.deepEqual(await found("author=Bo&author=Ann"), [1, 2]);
+    assert.deepEqual(await found("_sort=author"), [2, 1]);
     const changes = await store.changesAfter(0, 10);
-    assert.deepEqual(changes.map((c) => [c.record, c.previous]), [
+    assert.deepEqual(changes.slice(0, 2).map((c) => [c.record, c.previous]), [
       [before, undefined],
       [record, before],
     ]);

@@ -187,7 +187,8 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       headerValue: (request, route, name) =>
         additions.header(additions.of(route.name), request, name),
       events: measured?.cache,
-      // Set on each response, the hits' included, by the rate limits.
+      // Set on each response, the hits' included, by the rate limits (an upstream's
+      // own would be stale on a hit). Not Retry-After: it belongs to the response.
       unstored: ["ratelimit", "ratelimit-policy"],
       // A private header the route replaces is the proxy's, not the client's.
       isPrivate: (request, route) =>

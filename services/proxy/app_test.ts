@@ -550,7 +550,7 @@ Deno.test("createProxyApp() responds to a failure of a relayed request as Hono w
       "GET /api/items failed: broken log",
     ]);
     assert.equal(calls.length, 0);
-    // The requests the relay does not take still go through Hono's routes.
+    // The other requests are still answered after a failure.
     assert.equal((await app.request("/healthz")).status, 200);
     assert.equal(
       (await app.request("/api/x", { method: "PATCH" })).status,

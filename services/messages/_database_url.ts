@@ -97,7 +97,7 @@ export function isPostgresUrl(value: string): boolean {
 export function databaseProblem(value: string): string | undefined {
   // Two letters at least, so that a Windows drive (`C://…`) is a path.
   const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(value)?.[1];
-  if (scheme !== undefined && /^postgres(ql)?$/i.test(scheme)) {
+  if (isPostgresUrl(value)) {
     try {
       // The driver reads several hosts (`h1:5432,h2:5433`) and parses the URL
       // with the first one only.
@@ -109,7 +109,7 @@ export function databaseProblem(value: string): string | undefined {
       }": not a URL (an unclosed [ of an IPv6 address, a port that is not a number?): write it as postgres://user:password@host:port/database`;
     }
   }
-  if (scheme === undefined || /^file$/i.test(scheme)) return undefined;
+  if (scheme === undefined || scheme.toLowerCase() === "file") return undefined;
   return `Invalid MESSAGES_DB "${
     maskPassword(value)
   }": expected an SQLite database file, a file: URI, :memory: or a PostgreSQL URL (postgres:// or postgresql://), not a ${scheme}:// URL`;

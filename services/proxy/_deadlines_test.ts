@@ -59,3 +59,37 @@ Deno.test("createDeadlines() counts a restart with its own time, and a fired dea
     assert.equal(fired, 1);
   });
 });
+
+Deno.test("createDeadlines() skips a deadline that another due at the same tick ended", async () => {
+  await withFakeClock(async (clock) => {
+    const deadlines = createDeadlines(10);
+    const fired: string[] = [];
+    const second = { done: () => {} };
+    deadlines.start(() => {
+      fired.push("first");
+      second.done();
+    });
+    const started = deadlines.start(() => fired.push("second"));
+    second.done = () => started.done();
+    const third = deadlines.start(() => fired.push("third"));
+    await clock.tickAsync(20);
+    assert.deepEqual(fired, ["first", "third"]);
+    third.done();
+  });
+});
+
+Deno.test("createDeadlines() keeps the others pending when one in the middle ends", async () => {
+  await withFakeClock(async (clock) => {
+    const deadlines = createDeadlines(10);
+    const fired: number[] = [];
+    const started = [0, 1, 2, 3].map((n) =>
+      deadlines.start(() => fired.push(n))
+    );
+    started[1]!.done();
+    started[0]!.restart(30);
+    await clock.tickAsync(20);
+    assert.deepEqual(fired.sort(), [2, 3]);
+    await clock.tickAsync(30);
+    assert.deepEqual(fired.sort(), [0, 2, 3]);
+  });
+});

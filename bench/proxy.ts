@@ -9,8 +9,10 @@
  * Then, with `wrk` (`_wrk.ts` says why), the proxy against nginx on the same route
  * and upstream (`_nginx.ts`), with one worker process (the proxy has one JavaScript
  * thread) and with its default (`auto`: one per core), and the proxy with rate limits
- * on (`PROXY_RATE_LIMIT`, never reached) against off. Then our HTTP/1.1 client against
- * undici's Pool and fetch (`_client_compare.ts`).
+ * on (`PROXY_RATE_LIMIT`, never reached) against off; in the same rounds, a bare
+ * relay on `Deno.serve` (`_bare_relay.ts`), which shows how near to nginx the runtime
+ * lets any relay come. Then our HTTP/1.1 client against undici's Pool and fetch
+ * (`_client_compare.ts`).
  *
  * @module
  */
@@ -162,21 +164,32 @@ export async function compareWithNginx(
       PROXY_RATE_LIMIT: "1000000000/1h",
     },
   });
+  // The runtime's floor: the same upstream call, nothing else (_bare_relay.ts).
+  const barePort = freePort();
+  const bare = spawnDeno(`${ROOT}bench/_bare_relay.ts`, [], {
+    cwd: ROOT,
+    env: {
+      BARE_PORT: String(barePort),
+      BARE_UPSTREAM: `${upstreamUrl}/api`,
+      BARE_QUERY: route.query,
+      BARE_HEADER: `${route.header[0]}: ${route.header[1]}`,
+    },
+  });
   const onePort = freePort();
   const autoPort = freePort();
   const one = await startNginx(route, { port: onePort, workers: 1 });
   const auto = await startNginx(route, { port: autoPort, workers: "auto" });
   try {
-    const urls = [oursPort, limitedPort, onePort, autoPort].map((port) =>
-      `http://127.0.0.1:${port}/up/items`
-    );
+    const urls = [oursPort, limitedPort, onePort, autoPort, barePort].map((
+      port,
+    ) => `http://127.0.0.1:${port}/up/items`);
     for (const url of urls) await waitForHttp(url);
-    const [mine, withLimits, nginx1, nginxAuto] = await wrkAlternating(
+    const [mine, withLimits, nginx1, nginxAuto, floor] = await wrkAlternating(
       urls.map((url) => ({ url, connections: CONNECTIONS, threads: 1 })),
       { rounds: ROUNDS, seconds: SECONDS },
-    ) as [LoadResult, LoadResult, LoadResult, LoadResult];
+    ) as [LoadResult, LoadResult, LoadResult, LoadResult, LoadResult];
     console.log(
-      `proxy GET vs nginx (same route: query parameter, header, CORS, keep-alive upstream), wrk 1 thread ${CONNECTIONS} connections, best of ${ROUNDS} alternating ${SECONDS} s rounds; errors: ours ${mine.errors}, rate-limited ${withLimits.errors}, nginx 1 worker ${nginx1.errors}, nginx auto ${nginxAuto.errors}`,
+      `proxy GET vs nginx (same route: query parameter, header, CORS, keep-alive upstream), wrk 1 thread ${CONNECTIONS} connections, best of ${ROUNDS} alternating ${SECONDS} s rounds; errors: ours ${mine.errors}, rate-limited ${withLimits.errors}, nginx 1 worker ${nginx1.errors}, nginx auto ${nginxAuto.errors}, bare relay ${floor.errors}`,
     );
     report("proxy GET rps vs nginx 1 worker", mine.rps, nginx1.rps);
     report("proxy GET p99 vs nginx 1 worker", mine.p99, nginx1.p99, " ms");
@@ -187,6 +200,19 @@ export async function compareWithNginx(
       nginxAuto.p99,
       " ms",
     );
+    // How near the runtime lets a relay come to nginx, and how near the proxy is.
+    report(
+      "bare Deno.serve relay rps vs nginx 1 worker",
+      floor.rps,
+      nginx1.rps,
+    );
+    report(
+      "bare Deno.serve relay p99 vs nginx 1 worker",
+      floor.p99,
+      nginx1.p99,
+      " ms",
+    );
+    report("proxy GET rps vs bare Deno.serve relay", mine.rps, floor.rps);
     report("proxy GET rps rate limits on vs off", withLimits.rps, mine.rps);
     report(
       "proxy GET p99 rate limits on vs off",
@@ -198,6 +224,7 @@ export async function compareWithNginx(
     await auto.stop();
     await one.stop();
     await limited.stop();
+    await bare.stop();
     await ours.stop();
   }
 }

@@ -70,7 +70,8 @@ export function createDeadlines(timeoutMs: number): Deadlines {
     const now = Date.now();
     const due = pending.filter((entry) => entry.due <= now);
     for (const entry of due) remove(entry);
-    for (const entry of due) entry.expire();
+    // One restarted by the expiry of another is pending again: not due now.
+    for (const entry of due) if (entry.at < 0) entry.expire();
     if (pending.length === 0) stop();
   };
   const stop = () => {

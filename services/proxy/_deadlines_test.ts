@@ -93,3 +93,21 @@ Deno.test("createDeadlines() keeps the others pending when one in the middle end
     assert.deepEqual(fired.sort(), [0, 2, 3]);
   });
 });
+
+Deno.test("createDeadlines() waits again for a deadline another due at the same tick restarted", async () => {
+  await withFakeClock(async (clock) => {
+    const deadlines = createDeadlines(10);
+    const fired: string[] = [];
+    const later = { restart: () => {} };
+    deadlines.start(() => {
+      fired.push("first");
+      later.restart();
+    });
+    const second = deadlines.start(() => fired.push("second"));
+    later.restart = () => second.restart();
+    await clock.tickAsync(11);
+    assert.deepEqual(fired, ["first"]);
+    await clock.tickAsync(11);
+    assert.deepEqual(fired, ["first", "second"]);
+  });
+});

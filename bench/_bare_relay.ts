@@ -4,9 +4,11 @@
  * Each request goes to the upstream through the proxy's HTTP/1.1 client with the
  * route's query parameter and header added, and comes back with the upstream's
  * status, headers and body plus the two CORS headers. Nothing is checked: no
- * path or header validation, no time-outs, no hop-by-hop filtering beyond
- * `connection` and `keep-alive`, no logging. What the proxy costs above this is
- * its own; what this costs is the runtime's.
+ * path or header validation, no time-outs, no logging; of the hop-by-hop headers,
+ * only `connection` (and `host`) is left out of the request and `connection` and
+ * `keep-alive` out of the response. What the proxy costs above this is its own;
+ * what this costs is the runtime's and the client's (which makes 2.2 to 2.6 times
+ * the requests per second of undici's `Pool`: `_client_compare.ts`).
  *
  * Environment: `BARE_PORT`, `BARE_UPSTREAM` (the route's base URL, `http://…/api`),
  * `BARE_QUERY` (`name=value`), `BARE_HEADER` (`Name: value`).

@@ -164,9 +164,9 @@ export async function compareWithNginx(
       PROXY_RATE_LIMIT: "1000000000/1h",
     },
   });
-  // The runtime's floor: the same upstream call, nothing else (_bare_relay.ts).
+  // The floor: the same upstream call through the same client, nothing else.
   const barePort = freePort();
-  const bare = spawnDeno(`${ROOT}bench/_bare_relay.ts`, [], {
+  const bareRelay = spawnDeno(`${ROOT}bench/_bare_relay.ts`, [], {
     cwd: ROOT,
     env: {
       BARE_PORT: String(barePort),
@@ -184,12 +184,12 @@ export async function compareWithNginx(
       port,
     ) => `http://127.0.0.1:${port}/up/items`);
     for (const url of urls) await waitForHttp(url);
-    const [mine, withLimits, nginx1, nginxAuto, floor] = await wrkAlternating(
+    const [mine, withLimits, nginx1, nginxAuto, bare] = await wrkAlternating(
       urls.map((url) => ({ url, connections: CONNECTIONS, threads: 1 })),
       { rounds: ROUNDS, seconds: SECONDS },
     ) as [LoadResult, LoadResult, LoadResult, LoadResult, LoadResult];
     console.log(
-      `proxy GET vs nginx (same route: query parameter, header, CORS, keep-alive upstream), wrk 1 thread ${CONNECTIONS} connections, best of ${ROUNDS} alternating ${SECONDS} s rounds; errors: ours ${mine.errors}, rate-limited ${withLimits.errors}, nginx 1 worker ${nginx1.errors}, nginx auto ${nginxAuto.errors}, bare relay ${floor.errors}`,
+      `proxy GET vs nginx (same route: query parameter, header, CORS, keep-alive upstream), wrk 1 thread ${CONNECTIONS} connections, best of ${ROUNDS} alternating ${SECONDS} s rounds; errors: ours ${mine.errors}, rate-limited ${withLimits.errors}, nginx 1 worker ${nginx1.errors}, nginx auto ${nginxAuto.errors}, bare relay ${bare.errors}`,
     );
     report("proxy GET rps vs nginx 1 worker", mine.rps, nginx1.rps);
     report("proxy GET p99 vs nginx 1 worker", mine.p99, nginx1.p99, " ms");
@@ -203,16 +203,16 @@ export async function compareWithNginx(
     // How near the runtime lets a relay come to nginx, and how near the proxy is.
     report(
       "bare Deno.serve relay rps vs nginx 1 worker",
-      floor.rps,
+      bare.rps,
       nginx1.rps,
     );
     report(
       "bare Deno.serve relay p99 vs nginx 1 worker",
-      floor.p99,
+      bare.p99,
       nginx1.p99,
       " ms",
     );
-    report("proxy GET rps vs bare Deno.serve relay", mine.rps, floor.rps);
+    report("proxy GET rps vs bare Deno.serve relay", mine.rps, bare.rps);
     report("proxy GET rps rate limits on vs off", withLimits.rps, mine.rps);
     report(
       "proxy GET p99 rate limits on vs off",
@@ -224,7 +224,7 @@ export async function compareWithNginx(
     await auto.stop();
     await one.stop();
     await limited.stop();
-    await bare.stop();
+    await bareRelay.stop();
     await ours.stop();
   }
 }

@@ -75,6 +75,7 @@ Deno.test("createDeadlines() skips a deadline that another due at the same tick 
     await clock.tickAsync(20);
     assert.deepEqual(fired, ["first", "third"]);
     third.done();
+    assert.equal(clock.countTimers(), 0);
   });
 });
 
@@ -88,9 +89,28 @@ Deno.test("createDeadlines() keeps the others pending when one in the middle end
     started[1]!.done();
     started[0]!.restart(30);
     await clock.tickAsync(20);
-    assert.deepEqual(fired.sort(), [2, 3]);
+    assert.deepEqual(fired.toSorted((a, b) => a - b), [2, 3]);
     await clock.tickAsync(30);
-    assert.deepEqual(fired.sort(), [0, 2, 3]);
+    assert.deepEqual(fired.toSorted((a, b) => a - b), [0, 2, 3]);
+    assert.equal(clock.countTimers(), 0);
+  });
+});
+
+Deno.test("createDeadlines() ends each deadline it is told to, whatever the order, then holds no timer", async () => {
+  await withFakeClock(async (clock) => {
+    const deadlines = createDeadlines(10);
+    const fired: string[] = [];
+    const [a, b, c] = ["a", "b", "c"].map((name) =>
+      deadlines.start(() => fired.push(name))
+    );
+    a!.done();
+    const d = deadlines.start(() => fired.push("d"));
+    c!.done();
+    b!.done();
+    d.done();
+    assert.equal(clock.countTimers(), 0);
+    await clock.tickAsync(40);
+    assert.deepEqual(fired, []);
   });
 });
 
@@ -109,5 +129,6 @@ Deno.test("createDeadlines() waits again for a deadline another due at the same 
     assert.deepEqual(fired, ["first"]);
     await clock.tickAsync(11);
     assert.deepEqual(fired, ["first", "second"]);
+    assert.equal(clock.countTimers(), 0);
   });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { withFakeClock } from "../../tests/_test_clock.ts";
-import { createDeadlines } from "./_deadlines.ts";
+import { createDeadlines, type RequestTimeout } from "./_deadlines.ts";
 
 Deno.test("createDeadlines() fires a pending deadline once, after its time-out", async () => {
   await withFakeClock(async (clock) => {
@@ -64,13 +64,12 @@ Deno.test("createDeadlines() skips a deadline that another due at the same tick 
   await withFakeClock(async (clock) => {
     const deadlines = createDeadlines(10);
     const fired: string[] = [];
-    const second = { done: () => {} };
+    let second: RequestTimeout | undefined;
     deadlines.start(() => {
       fired.push("first");
-      second.done();
+      second?.done();
     });
-    const started = deadlines.start(() => fired.push("second"));
-    second.done = () => started.done();
+    second = deadlines.start(() => fired.push("second"));
     const third = deadlines.start(() => fired.push("third"));
     await clock.tickAsync(20);
     assert.deepEqual(fired, ["first", "third"]);
@@ -118,13 +117,12 @@ Deno.test("createDeadlines() waits again for a deadline another due at the same 
   await withFakeClock(async (clock) => {
     const deadlines = createDeadlines(10);
     const fired: string[] = [];
-    const later = { restart: () => {} };
+    let second: RequestTimeout | undefined;
     deadlines.start(() => {
       fired.push("first");
-      later.restart();
+      second?.restart();
     });
-    const second = deadlines.start(() => fired.push("second"));
-    later.restart = () => second.restart();
+    second = deadlines.start(() => fired.push("second"));
     await clock.tickAsync(11);
     assert.deepEqual(fired, ["first"]);
     await clock.tickAsync(11);

@@ -322,14 +322,9 @@ const SQLITE: SqlDialect = {
   contains: (column, needle) =>
     `instr(homewire_fold(${column}), ${needle}) > 0`,
   // A BLOB another tool wrote is text to the client: compared and sorted as text.
-  sortKey: castAsText,
-  text: castAsText,
+  sortKey: (column) => `CAST(${column} AS TEXT)`,
+  text: (column) => `CAST(${column} AS TEXT)`,
 };
-
-/** `column` read as text in SQL, a BLOB's bytes as UTF-8. */
-function castAsText(column: string): string {
-  return `CAST(${column} AS TEXT)`;
-}
 
 function openDatabase(path: string): DatabaseSync {
   const file = databaseFile(path);

@@ -316,14 +316,16 @@ function asText(value: string | Uint8Array): string {
   return typeof value === "string" ? value : utf8.decode(value);
 }
 
+/** A BLOB another tool wrote is text to the client: compared and sorted as text. */
+const castAsText = (column: string): string => `CAST(${column} AS TEXT)`;
+
 /** SQLite's SQL: text compares by UTF-8 bytes (code points); `homewire_fold` is `foldCase`. */
 const SQLITE: SqlDialect = {
   placeholder: () => "?",
   contains: (column, needle) =>
     `instr(homewire_fold(${column}), ${needle}) > 0`,
-  // A BLOB another tool wrote is text to the client: compared and sorted as text.
-  sortKey: (column) => `CAST(${column} AS TEXT)`,
-  text: (column) => `CAST(${column} AS TEXT)`,
+  sortKey: castAsText,
+  text: castAsText,
 };
 
 function openDatabase(path: string): DatabaseSync {

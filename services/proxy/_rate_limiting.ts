@@ -53,17 +53,19 @@ export interface RateLimiting {
   /**
    * Counts `request` of `route` from `peer` (the address it came from): a 429 past
    * the client's limit, or else the response of `next` with the rate-limit headers.
+   * `next` passes `counting` on to the upstream call ({@linkcode RouteUpstream}),
+   * whose relay puts them in with the response's other headers.
    */
   admit(
     request: Request,
     peer: string | undefined,
     route: ProxyRoute,
-    next: () => Response | Promise<Response>,
+    next: (counting?: CountedRequest) => Response | Promise<Response>,
   ): Response | Promise<Response>;
 }
 
 /** A request counted by the rate limits, on its way to the relay. */
-interface CountedRequest {
+export interface CountedRequest {
   /** Its `RateLimit-Policy` and `RateLimit` pairs. */
   pairs(): [string, string][];
   /** Whether the relay put them on its response. */
@@ -110,13 +112,12 @@ export function createRateLimiting(
   // The rate-limit headers of a relayed response go in with its other headers: set
   // on the Response afterwards, they make Deno build its headers twice, which cost
   // a fifth of the requests per second. Other responses (cache hits, the proxy's
-  // own) get them set.
-  const counted = new WeakMap<Request, CountedRequest>();
+  // own) get them set. The counted request is passed along, not looked up: a
+  // WeakMap keyed by each request cost a fifth of the limits' time.
   return {
     upstream: (relay, additions) =>
-      guard.upstream((request, route, target) => {
+      guard.upstream((request, route, target, counting) => {
         const added = additions(route);
-        const counting = counted.get(request);
         return relay(
           request,
           route,
@@ -132,10 +133,9 @@ export function createRateLimiting(
         pairs: () => guard.pairs(route, count),
         applied: false,
       };
-      counted.set(request, counting);
       const decorated = (response: Response) =>
         counting.applied ? response : guard.decorate(response, route, count);
-      const response = next();
+      const response = next(counting);
       return response instanceof Response
         ? decorated(response)
         : response.then(decorated);

@@ -25,7 +25,11 @@ import { corsHeaders, preflight, withCors } from "./cors.ts";
 import type { AdditionsByRoute } from "./route_additions.ts";
 import { createAdditionsApplier } from "./apply_additions.ts";
 import { createResponseCache, type RouteUpstream } from "./response_cache.ts";
-import { createRateLimiting, type ProxyRateLimits } from "./_rate_limiting.ts";
+import {
+  type CountedRequest,
+  createRateLimiting,
+  type ProxyRateLimits,
+} from "./_rate_limiting.ts";
 import { requireHeader } from "./require_header.ts";
 import { httpMetrics } from "../../lib/metrics/http_metrics.ts";
 import type { MetricsRegistry } from "../../lib/metrics/registry.ts";
@@ -199,7 +203,12 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     })
     : upstream;
   /** Relays `request` within `route` to `parsed`, its target (added parameters in). */
-  const logged = (request: Request, route: ProxyRoute, parsed: URL) => {
+  const logged = (
+    request: Request,
+    route: ProxyRoute,
+    parsed: URL,
+    counting: CountedRequest | undefined,
+  ) => {
     // The query may hold the client's keys, or the route's: not logged. The origin is
     // the route's (resolveTarget checked it), cheaper than parsing it out again. Not
     // built at all when DEBUG is off (the line, and the masking of the route's values).
@@ -210,7 +219,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
         }`,
       );
     }
-    return call(request, route, parsed);
+    return call(request, route, parsed, counting);
   };
   const resolve = createResolver(routes, {
     additions: options.additions?.size ? additions : undefined,
@@ -285,7 +294,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       request,
       peer,
       route,
-      () => guarded(request, route, parsed),
+      (counting) => guarded(request, route, parsed, counting),
     );
   };
   /** The checks past the path's, then the relay. */
@@ -293,6 +302,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
     request: Request,
     route: ProxyRoute,
     parsed: URL,
+    counting?: CountedRequest,
   ): Response | Promise<Response> => {
     // Deno gives a GET request no body: refuse one that has it rather than drop it.
     if (request.method === "GET" && declaresBody(request.headers)) {
@@ -311,7 +321,7 @@ export function createProxyApp(options: ProxyAppOptions): Hono {
       log.warn(message);
       return Response.json({ message }, { status: 508, headers: cors });
     }
-    return logged(request, route, parsed);
+    return logged(request, route, parsed, counting);
   };
   app.all("*", handle);
   return app;

@@ -219,11 +219,13 @@ export function createRateLimitGuard(
       );
     },
     upstream(call) {
-      return (request, route, target) => {
+      return (request, route, target, counting) => {
         const upstream = limitsOf(route.name)?.upstream;
-        if (upstream === undefined) return call(request, route, target);
+        if (upstream === undefined) {
+          return call(request, route, target, counting);
+        }
         const count = upstream.windows.take("");
-        if (count.allowed) return call(request, route, target);
+        if (count.allowed) return call(request, route, target, counting);
         const { limit } = upstream;
         if (count.firstRefusal) {
           log.warn(

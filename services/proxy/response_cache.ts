@@ -12,12 +12,18 @@ import type { CacheEvents } from "./proxy_metrics.ts";
 import { collected } from "./_collected_body.ts";
 import { exposeOn } from "./cors.ts";
 import type { ProxyRoute } from "./routes.ts";
+import type { CountedRequest } from "./_rate_limiting.ts";
 
-/** An upstream request: `request` relayed to `target` within `route`. */
+/**
+ * An upstream request: `request` relayed to `target` within `route`; `counting`, the
+ * request as the rate limits counted it, goes on to the relay, which puts its headers
+ * on the response.
+ */
 export type RouteUpstream = (
   request: Request,
   route: ProxyRoute,
   target: string | URL,
+  counting?: CountedRequest,
 ) => Promise<Response>;
 
 /** Options of {@linkcode createResponseCache}. */
@@ -108,12 +114,13 @@ export function createResponseCache(
     request: Request,
     route: ProxyRoute,
     target: string | URL,
+    counting: CountedRequest | undefined,
     primary: string,
     settle: (entry: StoredResponse | undefined) => void,
   ): Promise<Response> => {
     let response: Response;
     try {
-      response = await call(request, route, target);
+      response = await call(request, route, target, counting);
     } catch (error) {
       settle(undefined);
       throw error;
@@ -215,16 +222,16 @@ export function createResponseCache(
     return response;
   };
 
-  return async function cached(request, route, target) {
+  return async function cached(request, route, target, counting) {
     const primary = `${route.name} ${
       typeof target === "string" ? target : target.href
     }`;
     if (request.method === "GET" && options.isPrivate?.(request, route)) {
-      const response = await call(request, route, target);
+      const response = await call(request, route, target, counting);
       return marked(response, "BYPASS", response.headers.get("age") ?? "0");
     }
     if (request.method !== "GET") {
-      const response = await call(request, route, target);
+      const response = await call(request, route, target, counting);
       if (request.method !== "HEAD" && response.status < 400) {
         store.invalidate(primary);
       }
@@ -242,12 +249,12 @@ export function createResponseCache(
         keyOf(primary, entry.vary, request, route) === entry.key
       ) return counted(hit(entry), route, entry);
       options.events?.miss(route.name);
-      return miss(request, route, target, primary, () => {});
+      return miss(request, route, target, counting, primary, () => {});
     }
     options.events?.miss(route.name);
     const outcome = Promise.withResolvers<StoredResponse | undefined>();
     flights.set(key, outcome.promise);
-    return miss(request, route, target, primary, (entry) => {
+    return miss(request, route, target, counting, primary, (entry) => {
       if (flights.get(key) === outcome.promise) flights.delete(key);
       outcome.resolve(entry);
     });

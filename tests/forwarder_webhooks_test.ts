@@ -413,6 +413,44 @@ Deno.test("forwarder webhook options through main.ts", async (t) => {
   );
 
   await t.step(
+    "an endpoint answering Retry-After: 0 to everything cannot spin it",
+    async () => {
+      const url = await fauxqs.createQueue("spin", { VisibilityTimeout: "30" });
+      const arrivals: number[] = [];
+      const sink = startSink({
+        reply: () => {
+          arrivals.push(performance.now());
+          return new Response("busy", {
+            status: 503,
+            headers: { "retry-after": "0" },
+          });
+        },
+      });
+      await fauxqs.send(url, ["spin"]);
+      const main = startMain(["forwarder"], {
+        env: { ...base(url, sink.url), FORWARD_RETRY_STATUSES: "503" },
+      });
+      try {
+        await sink.waitFor(1, 20_000);
+        await new Promise((resolve) => setTimeout(resolve, 4000));
+      } finally {
+        assert.equal(await main.stop("SIGTERM"), 0);
+        await sink.stop();
+      }
+      // At most one post a second (an immediate return posted hundreds).
+      const first = arrivals[0]!;
+      const within = arrivals.filter((at) => at - first <= 4000).length;
+      assert.ok(within <= 6, `${within} posts in 4 s`);
+      assert.match(
+        main.stderr.join("\n"),
+        /\[INFO\] Message \S+ comes back in 1 s \(the endpoint's Retry-After\)/,
+      );
+      // Kept for redelivery, not lost.
+      assert.ok(arrivals.length >= 2);
+    },
+  );
+
+  await t.step(
     "backs off a FIFO message, its group's order rules unchanged",
     async () => {
       const url = await fauxqs.createQueue("backoff.fifo", {

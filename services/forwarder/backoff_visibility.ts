@@ -102,8 +102,9 @@ export function parseRetryAfter(
  * Returns a function that computes the visibility timeout of a message left for
  * redelivery, or `undefined` when it keeps the one it has (no base, no usable
  * `Retry-After`). A `Retry-After` wins, without jitter; otherwise
- * `baseMs × 2^(receiveCount − 1)` with ±10% jitter. Either is capped at `maxMs`
- * and rounded to whole seconds.
+ * `baseMs × 2^(receiveCount − 1)` with ±10% jitter. Either is capped at `maxMs`,
+ * rounded to whole seconds and at least 1 s: a message never comes back at once, so
+ * an endpoint that answers `Retry-After: 0` to everything cannot spin the forwarder.
  *
  * @example
  * ```ts
@@ -119,7 +120,8 @@ export function createBackoffVisibility(
   const maxMs = Math.min(options.maxMs ?? 3_600_000, MAX_VISIBILITY_MS);
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
-  const seconds = (ms: number) => Math.round(Math.min(ms, maxMs) / 1000);
+  const seconds = (ms: number) =>
+    Math.max(1, Math.round(Math.min(ms, maxMs) / 1000));
   return ({ receiveCount, retryAfter }) => {
     const asked = retryAfter === undefined
       ? undefined

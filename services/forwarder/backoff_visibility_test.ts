@@ -103,6 +103,27 @@ Deno.test("createBackoffVisibility()", async (t) => {
     assert.equal(delayOf({ receiveCount: 1, retryAfter: "x" })?.seconds, 54);
   });
 
+  await t.step("never brings a message back at once", () => {
+    const now = Date.parse("2015-10-21T07:27:00Z");
+    const delayOf = createBackoffVisibility({
+      baseMs: 100,
+      random: () => 0,
+      now: () => now,
+    });
+    assert.deepEqual(delayOf({ retryAfter: "0" }), {
+      seconds: 1,
+      fromRetryAfter: true,
+    });
+    assert.equal(
+      delayOf({ retryAfter: "Wed, 21 Oct 2015 07:00:00 GMT" })?.seconds,
+      1,
+      "a date in the past",
+    );
+    assert.equal(delayOf({ receiveCount: 1 })?.seconds, 1, "a base under 1 s");
+    const capped = createBackoffVisibility({ baseMs: 1000, maxMs: 1 });
+    assert.equal(capped({ receiveCount: 3 })?.seconds, 1, "a cap under 1 s");
+  });
+
   await t.step("never asks SQS for more than 12 hours", () => {
     const delayOf = createBackoffVisibility({
       baseMs: 1000,

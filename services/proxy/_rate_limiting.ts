@@ -8,7 +8,7 @@
 import type { Log } from "../../lib/log.ts";
 import { createClientKey } from "./_client_address.ts";
 import { exposeOn } from "./cors.ts";
-import type { Relay, RelayAdditions } from "./relay.ts";
+import type { CountedRequest, Relay, RelayAdditions } from "./relay.ts";
 import {
   createRateLimitGuard,
   RATE_LIMIT_HEADERS,
@@ -62,14 +62,6 @@ export interface RateLimiting {
     route: ProxyRoute,
     next: (counting?: CountedRequest) => Response | Promise<Response>,
   ): Response | Promise<Response>;
-}
-
-/** A request counted by the rate limits, on its way to the relay. */
-export interface CountedRequest {
-  /** Its `RateLimit-Policy` and `RateLimit` pairs. */
-  pairs(): [string, string][];
-  /** Whether the relay put them on its response. */
-  applied: boolean;
 }
 
 /**

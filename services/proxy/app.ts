@@ -9,7 +9,7 @@ import { jsonErrors } from "../../lib/json_errors.ts";
 import type { Log } from "../../lib/log.ts";
 import { methodNotAllowed } from "../../lib/method_not_allowed.ts";
 import { preview } from "../../lib/preview.ts";
-import { createRelay } from "./relay.ts";
+import { type CountedRequest, createRelay } from "./relay.ts";
 import type { Http1Client } from "../../lib/http1/client.ts";
 import { createUpstream } from "../../lib/http1/upstream.ts";
 import type { Resolution } from "./resolve_target.ts";
@@ -25,11 +25,7 @@ import { corsHeaders, preflight, withCors } from "./cors.ts";
 import type { AdditionsByRoute } from "./route_additions.ts";
 import { createAdditionsApplier } from "./apply_additions.ts";
 import { createResponseCache, type RouteUpstream } from "./response_cache.ts";
-import {
-  type CountedRequest,
-  createRateLimiting,
-  type ProxyRateLimits,
-} from "./_rate_limiting.ts";
+import { createRateLimiting, type ProxyRateLimits } from "./_rate_limiting.ts";
 import { requireHeader } from "./require_header.ts";
 import { httpMetrics } from "../../lib/metrics/http_metrics.ts";
 import type { MetricsRegistry } from "../../lib/metrics/registry.ts";

@@ -96,6 +96,17 @@ export interface RelayAdditions {
 }
 
 /**
+ * A request counted by the rate limits, on its way to the relay, which puts their
+ * headers on its response (`_rate_limiting.ts`).
+ */
+export interface CountedRequest {
+  /** Its `RateLimit-Policy` and `RateLimit` pairs. */
+  pairs(): [string, string][];
+  /** Whether the relay put them on its response. */
+  applied: boolean;
+}
+
+/**
  * Relays `request` to `target`, a URL already resolved within `route`, with the
  * route's `additions`.
  */

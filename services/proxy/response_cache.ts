@@ -12,7 +12,7 @@ import type { CacheEvents } from "./proxy_metrics.ts";
 import { collected } from "./_collected_body.ts";
 import { exposeOn } from "./cors.ts";
 import type { ProxyRoute } from "./routes.ts";
-import type { CountedRequest } from "./_rate_limiting.ts";
+import type { CountedRequest } from "./relay.ts";
 
 /**
  * An upstream request: `request` relayed to `target` within `route`; `counting`, the

@@ -11,8 +11,9 @@
  * thread) and with its default (`auto`: one per core), and the proxy with rate limits
  * on (`PROXY_RATE_LIMIT`, never reached) against off; in the same rounds, a bare
  * relay on `Deno.serve` (`_bare_relay.ts`), which shows how near to nginx the runtime
- * lets any relay come. Then our HTTP/1.1 client against undici's Pool and fetch
- * (`_client_compare.ts`).
+ * lets any relay come. Then what the rate limits cost in process, against three
+ * more response headers (`_rate_limit_cost.ts`), and our HTTP/1.1 client against
+ * undici's Pool and fetch (`_client_compare.ts`).
  *
  * @module
  */
@@ -28,6 +29,7 @@ import {
 } from "./_runner.ts";
 import { metricsOnOff } from "./_metrics_on_off.ts";
 import { compareClients } from "./_client_compare.ts";
+import { rateLimitCost } from "./_rate_limit_cost.ts";
 import { NGINX, startNginx } from "./_nginx.ts";
 import { hasWrk, wrkAlternating } from "./_wrk.ts";
 
@@ -118,6 +120,8 @@ export async function run(): Promise<void> {
   });
   await compareWithNginx(upstreamUrl, routeEnv);
   await upstream.shutdown();
+  // What the rate limits cost without the drift of the wrk rounds.
+  await rateLimitCost();
   // Why the proxy's upstream requests go through a client of our own.
   await compareClients();
 }

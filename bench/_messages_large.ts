@@ -16,12 +16,12 @@ import {
   report,
   spawn,
   spawnDeno,
+  spawnRole,
   waitForHttp,
 } from "./_runner.ts";
 import { findPostgresBin, startPostgres } from "../tests/_test_postgres.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
-const MAIN = `${ROOT}main.ts`;
 const JSON_SERVER_BIN = `${ROOT}node_modules/json-server/lib/cli/bin.js`;
 const PATH = "/api/message/resource";
 const COUNT = 100_000;
@@ -188,7 +188,7 @@ async function checkTotal(url: string): Promise<void> {
 
 async function startOurs(db: string, started: BenchProcess[]) {
   const port = freePort();
-  started.push(spawnDeno(MAIN, ["messages"], {
+  started.push(spawnRole(["messages"], {
     cwd: ROOT,
     env: {
       MESSAGES_HOST: "127.0.0.1",

@@ -11,11 +11,9 @@ import {
   type LoadOptions,
   measureAlternating,
   report,
-  spawnDeno,
+  spawnRole,
   waitForHttp,
 } from "./_runner.ts";
-
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 /** What {@linkcode metricsOnOff} measures. */
 export interface MetricsOnOffOptions {
@@ -49,7 +47,7 @@ export async function metricsOnOff(
   const offPort = freePort();
   const metricsPort = freePort();
   const start = (port: number, extra: Record<string, string>) =>
-    spawnDeno(MAIN, options.args, {
+    spawnRole(options.args, {
       env: {
         ...options.env(port),
         [options.portSetting]: String(port),

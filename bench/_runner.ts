@@ -123,19 +123,74 @@ export function spawn(
   };
 }
 
+/** Options of {@linkcode spawnDeno} and {@linkcode spawnRole}. */
+export interface SpawnDenoOptions {
+  env?: Record<string, string>;
+  cwd?: string;
+  quiet?: boolean;
+  /** V8 flags, comma-separated, given as `--v8-flags`. @default none */
+  v8Flags?: string;
+}
+
 /** Starts `deno run -A <script> ...args` in the background. */
 export function spawnDeno(
   script: string,
   args: string[] = [],
-  options: { env?: Record<string, string>; cwd?: string; quiet?: boolean } = {},
+  options: SpawnDenoOptions = {},
 ): BenchProcess {
+  const { v8Flags, ...rest } = options;
   return spawn(Deno.execPath(), [
     "run",
     "-A",
     "--unstable-cron",
+    ...(v8Flags ? [`--v8-flags=${v8Flags}`] : []),
     script,
     ...args,
-  ], options);
+  ], rest);
+}
+
+/**
+ * The V8 flags `deno task start` runs the roles with: the value of its `--v8-flags=`
+ * in `deno.json`, or `""` when it has none.
+ */
+export function startV8Flags(): string {
+  const config = JSON.parse(
+    Deno.readTextFileSync(new URL("../deno.json", import.meta.url)),
+  ) as { tasks: Record<string, string> };
+  const flag = config.tasks.start?.split(/\s+/)
+    .find((word) => word.startsWith("--v8-flags="));
+  return flag?.slice("--v8-flags=".length) ?? "";
+}
+
+/**
+ * The V8 flags the benchmarks run the roles with: `BENCH_V8_FLAGS` when it is set
+ * (set but empty: V8's own defaults), otherwise those of `deno task start`.
+ */
+export function roleV8Flags(): string {
+  return Deno.env.get("BENCH_V8_FLAGS") ?? startV8Flags();
+}
+
+/**
+ * `--v8-flags` with {@linkcode roleV8Flags}, for a bare `Deno.serve` compared with a
+ * role: the runtime as the role has it, so that only the code differs.
+ */
+export function v8Args(): string[] {
+  const flags = roleV8Flags();
+  return flags ? [`--v8-flags=${flags}`] : [];
+}
+
+/**
+ * Starts `main.ts` with `args` in the background as `deno task start` runs it, with
+ * the V8 flags of {@linkcode roleV8Flags} unless `options.v8Flags` says others.
+ */
+export function spawnRole(
+  args: string[],
+  options: SpawnDenoOptions = {},
+): BenchProcess {
+  return spawnDeno(new URL("../main.ts", import.meta.url).pathname, args, {
+    v8Flags: roleV8Flags(),
+    ...options,
+  });
 }
 
 export { freePort, waitForHttp } from "../tests/_test_helpers.ts";

@@ -9,12 +9,12 @@ import {
   measureAlternating,
   report,
   spawn,
-  spawnDeno,
+  spawnRole,
+  v8Args,
   waitForHttp,
 } from "./_runner.ts";
 import { metricsOnOff } from "./_metrics_on_off.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const TOKEN = "bench-token-5b1f0c2e";
 const SECONDS = 10;
 const ROUNDS = 3;
@@ -37,7 +37,7 @@ Deno.serve({ hostname: "127.0.0.1", port: Number(Deno.env.get("PORT")), onListen
 export async function run(): Promise<void> {
   const oursPort = freePort();
   const peerPort = freePort();
-  const oursProcess = spawnDeno(MAIN, ["data-api"], {
+  const oursProcess = spawnRole(["data-api"], {
     env: {
       DATA_API_TOKEN: TOKEN,
       DATA_API_HOST: "127.0.0.1",
@@ -45,7 +45,7 @@ export async function run(): Promise<void> {
       LOG_LEVEL: "WARNING",
     },
   });
-  const peerProcess = spawn(Deno.execPath(), ["eval", PEER], {
+  const peerProcess = spawn(Deno.execPath(), ["eval", ...v8Args(), PEER], {
     env: { PORT: String(peerPort) },
   });
   try {

@@ -13,7 +13,8 @@
  * Loopback runs are short (about 3 s), so each target runs {@linkcode LOOPBACK_ROUNDS}
  * times in turn and its best round counts.
  *
- * Ours runs as a user starts it (`deno run -A main.ts forwarder`); lines 1b and 2b run
+ * Ours runs as `deno task start forwarder` runs it, with its V8 flags (as does the bare
+ * loop on the same client; `BENCH_V8_FLAGS` replaces them); lines 1b and 2b run
  * it with the V8 flags docs/forwarder.md recommends for a small device ({@linkcode V8_FLAGS}),
  * and line 1b compares its peak RSS with the bare loop's on the same client and flags.
  * The peers are in `_forwarder_peers.ts`.
@@ -26,6 +27,7 @@ import {
   freePort,
   report,
   reportLimit,
+  roleV8Flags,
   spawn,
   spawnDeno,
 } from "./_runner.ts";
@@ -126,7 +128,12 @@ async function bestOf<Name extends string>(
   return best;
 }
 
-function ours(fauxqs: Fauxqs, endpoint: string, sink: string, v8 = "") {
+function ours(
+  fauxqs: Fauxqs,
+  endpoint: string,
+  sink: string,
+  v8 = roleV8Flags(),
+) {
   return (queueUrl: string) =>
     spawn(Deno.execPath(), [
       "run",
@@ -153,8 +160,8 @@ function peer(mode: string, ...args: string[]) {
     spawnDeno(PEERS, [mode, ...args.map((a) => a.replace("QUEUE", queueUrl))]);
 }
 
-/** The bare loop on the forwarder's own client, optionally with V8 flags. */
-function bareSameClient(fauxqs: Fauxqs, v8 = "") {
+/** The bare loop on the forwarder's own client, with the forwarder's V8 flags or others. */
+function bareSameClient(fauxqs: Fauxqs, v8 = roleV8Flags()) {
   return (queueUrl: string) =>
     spawn(Deno.execPath(), [
       "run",

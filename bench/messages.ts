@@ -21,6 +21,8 @@ import {
   reportLimit,
   spawn,
   spawnDeno,
+  spawnRole,
+  v8Args,
   waitForHttp,
 } from "./_runner.ts";
 import { metricsOnOff } from "./_metrics_on_off.ts";
@@ -28,7 +30,6 @@ import { runLarge } from "./_messages_large.ts";
 import { runFeed } from "./_messages_feed.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
-const MAIN = `${ROOT}main.ts`;
 const JSON_SERVER_BIN = `${ROOT}node_modules/json-server/lib/cli/bin.js`;
 const PATH = "/api/message/resource";
 const SECONDS = 5;
@@ -143,7 +144,7 @@ export async function run(): Promise<void> {
 
 async function startOurs(db: string, started: BenchProcess[]) {
   const port = freePort();
-  const process = spawnDeno(MAIN, ["messages"], {
+  const process = spawnRole(["messages"], {
     cwd: ROOT,
     env: {
       MESSAGES_HOST: "127.0.0.1",
@@ -188,7 +189,9 @@ async function startJsonServer(
 async function startBare(started: BenchProcess[]): Promise<Target> {
   const port = freePort();
   started.push(
-    spawn(Deno.execPath(), ["eval", BARE], { env: { PORT: String(port) } }),
+    spawn(Deno.execPath(), ["eval", ...v8Args(), BARE], {
+      env: { PORT: String(port) },
+    }),
   );
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(base);

@@ -16,10 +16,12 @@
  * Each line gives VmRSS and VmHWM (peak) from /proc, RssAnon (what the process owns;
  * the rest is the shared, droppable pages of the deno executable), the time to ready
  * and the CPU time used so far. The flags are passed as `DENO_V8_FLAGS`, as the
- * systemd unit does.
+ * systemd unit does; "none" is V8's own defaults (as the units run a role),
+ * "start task" the flags of `deno task start`.
  *
  * @module
  */
+import { startV8Flags } from "./_runner.ts";
 import { startStore } from "../services/collector/_test_store.ts";
 import { startWeatherStandIn } from "../services/collector/_test_weather.ts";
 import {
@@ -32,6 +34,7 @@ import {
 /** The V8 flag sets compared, by label. */
 export const FLAG_SETS: Record<string, string> = {
   "none": "",
+  "start task": startV8Flags(),
   "small heap": "--max-old-space-size=64,--max-semi-space-size=1",
   "single-threaded": "--single-threaded",
   "lite-mode": "--lite-mode",

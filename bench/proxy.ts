@@ -23,8 +23,10 @@ import {
   measureAlternating,
   report,
   reportLimit,
+  roleV8Flags,
   spawn,
   spawnDeno,
+  spawnRole,
   waitForHttp,
 } from "./_runner.ts";
 import { metricsOnOff } from "./_metrics_on_off.ts";
@@ -59,12 +61,12 @@ export async function run(): Promise<void> {
     PROXY_HOST: "127.0.0.1",
     LOG_LEVEL: "WARNING",
   };
-  const ours = spawnDeno(`${ROOT}main.ts`, ["proxy"], {
+  const ours = spawnRole(["proxy"], {
     cwd: ROOT,
     env: { ...routeEnv, PROXY_PORT: String(proxyPort) },
   });
   const cachedPort = freePort();
-  const cached = spawnDeno(`${ROOT}main.ts`, ["proxy"], {
+  const cached = spawnRole(["proxy"], {
     cwd: ROOT,
     env: {
       ...routeEnv,
@@ -154,12 +156,12 @@ export async function compareWithNginx(
     header: ["X-Api-Key", "bench-header-key-0123456789"] as [string, string],
   };
   const oursPort = freePort();
-  const ours = spawnDeno(`${ROOT}main.ts`, ["proxy"], {
+  const ours = spawnRole(["proxy"], {
     cwd: ROOT,
     env: { ...routeEnv, PROXY_PORT: String(oursPort) },
   });
   const limitedPort = freePort();
-  const limited = spawnDeno(`${ROOT}main.ts`, ["proxy"], {
+  const limited = spawnRole(["proxy"], {
     cwd: ROOT,
     env: {
       ...routeEnv,
@@ -172,6 +174,8 @@ export async function compareWithNginx(
   const barePort = freePort();
   const bareRelay = spawnDeno(`${ROOT}bench/_bare_relay.ts`, [], {
     cwd: ROOT,
+    // The runtime as the proxy has it: only the code differs.
+    v8Flags: roleV8Flags(),
     env: {
       BARE_PORT: String(barePort),
       BARE_UPSTREAM: `${upstreamUrl}/api`,

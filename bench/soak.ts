@@ -7,9 +7,9 @@
  * and open file descriptors are read from `/proc` after 10 % of the requests and at
  * the end; the end over the 10 % mark is the ratio (target at most 1.15, and the
  * same number of descriptors give or take 5). `SOAK_REQUESTS=20000` makes a short
- * smoke run; `SOAK_ROLES=messages,proxy` runs some roles only;
- * `SOAK_V8_FLAGS=--max-semi-space-size=2` runs the roles with V8 flags (as
- * `DENO_V8_FLAGS`, which the deploy units set on a small device).
+ * smoke run; `SOAK_ROLES=messages,proxy` runs some roles only. The roles run with the
+ * V8 flags of `deno task start`; `BENCH_V8_FLAGS=--max-semi-space-size=2` runs them
+ * with others instead, and `BENCH_V8_FLAGS=` (set, empty) with V8's own defaults.
  *
  * @module
  */
@@ -19,12 +19,12 @@ import {
   load,
   type LoadRequest,
   reportLimit,
-  spawnDeno,
+  roleV8Flags,
+  spawnRole,
   waitForHttp,
 } from "./_runner.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
-const MAIN = `${ROOT}main.ts`;
 const CONNECTIONS = 50;
 const RSS_LIMIT = 1.15;
 const FD_LIMIT = 5;
@@ -39,19 +39,15 @@ interface SoakTarget {
   stop?: () => Promise<void>;
 }
 
-/** Starts a role; `roleEnv` goes into its environment (`DENO_V8_FLAGS`). */
-type Starter = (
-  dir: string,
-  roleEnv: Record<string, string>,
-) => Promise<SoakTarget>;
+/** Starts a role, with its data (if any) in `dir`. */
+type Starter = (dir: string) => Promise<SoakTarget>;
 
 const STARTERS: Record<string, Starter> = {
-  async messages(dir, roleEnv) {
+  async messages(dir) {
     const port = freePort();
-    const process = spawnDeno(MAIN, ["messages"], {
+    const process = spawnRole(["messages"], {
       cwd: ROOT,
       env: {
-        ...roleEnv,
         MESSAGES_HOST: "127.0.0.1",
         MESSAGES_PORT: String(port),
         MESSAGES_DB: `${dir}/messages.sqlite3`,
@@ -86,7 +82,7 @@ const STARTERS: Record<string, Starter> = {
     };
   },
 
-  async proxy(_dir, roleEnv) {
+  async proxy(_dir) {
     let served = 0;
     const upstream = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen: () => {} },
@@ -96,10 +92,9 @@ const STARTERS: Record<string, Starter> = {
         }),
     );
     const port = freePort();
-    const process = spawnDeno(MAIN, ["proxy"], {
+    const process = spawnRole(["proxy"], {
       cwd: ROOT,
       env: {
-        ...roleEnv,
         PROXY_HOST: "127.0.0.1",
         PROXY_PORT: String(port),
         PROXY_ROUTES: `up=http://127.0.0.1:${upstream.addr.port}/api`,
@@ -125,7 +120,7 @@ const STARTERS: Record<string, Starter> = {
     };
   },
 
-  async notifier(_dir, roleEnv) {
+  async notifier(_dir) {
     const target = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen: () => {} },
       async (request) => {
@@ -134,10 +129,9 @@ const STARTERS: Record<string, Starter> = {
       },
     );
     const port = freePort();
-    const process = spawnDeno(MAIN, ["notifier"], {
+    const process = spawnRole(["notifier"], {
       cwd: ROOT,
       env: {
-        ...roleEnv,
         NOTIFIER_HOST: "127.0.0.1",
         NOTIFIER_PORT: String(port),
         NOTIFIER_URLS: `json://127.0.0.1:${target.addr.port}/hook`,
@@ -157,12 +151,11 @@ const STARTERS: Record<string, Starter> = {
     };
   },
 
-  async "data-api"(_dir, roleEnv) {
+  async "data-api"(_dir) {
     const port = freePort();
-    const process = spawnDeno(MAIN, ["data-api"], {
+    const process = spawnRole(["data-api"], {
       cwd: ROOT,
       env: {
-        ...roleEnv,
         DATA_API_TOKEN: DATA_TOKEN,
         DATA_API_HOST: "127.0.0.1",
         DATA_API_PORT: String(port),
@@ -181,7 +174,7 @@ const STARTERS: Record<string, Starter> = {
     };
   },
 
-  async table(_dir, roleEnv) {
+  async table(_dir) {
     // A stand-in data API: the table's upstream.
     const records = JSON.stringify(
       Array.from({ length: 20 }, (_, i) => ({
@@ -198,10 +191,9 @@ const STARTERS: Record<string, Starter> = {
         }),
     );
     const port = freePort();
-    const process = spawnDeno(MAIN, ["table"], {
+    const process = spawnRole(["table"], {
       cwd: ROOT,
       env: {
-        ...roleEnv,
         API_URL: `http://127.0.0.1:${dataApi.addr.port}/data`,
         API_KEY: DATA_TOKEN,
         TABLE_HOST: "127.0.0.1",
@@ -236,9 +228,8 @@ async function soak(
   name: string,
   total: number,
   dir: string,
-  roleEnv: Record<string, string>,
 ): Promise<void> {
-  const target = await STARTERS[name]!(dir, roleEnv);
+  const target = await STARTERS[name]!(dir);
   try {
     const pid = target.process.child.pid;
     const first = Math.max(1, Math.round(total / 10));
@@ -302,14 +293,15 @@ export async function run(): Promise<void> {
       );
     }
   }
-  const v8Flags = Deno.env.get("SOAK_V8_FLAGS");
-  const roleEnv: Record<string, string> = v8Flags
-    ? { DENO_V8_FLAGS: v8Flags }
-    : {};
-  if (v8Flags) console.log(`soak: roles run with DENO_V8_FLAGS=${v8Flags}`);
+  const v8Flags = roleV8Flags();
+  console.log(
+    `soak: roles run with ${
+      v8Flags ? `--v8-flags=${v8Flags}` : "V8's own defaults"
+    }`,
+  );
   const dir = await Deno.makeTempDir({ prefix: "bench-soak-" });
   try {
-    for (const name of names) await soak(name, total, dir, roleEnv);
+    for (const name of names) await soak(name, total, dir);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -24,6 +24,7 @@ import {
   load,
   report,
   reportLimit,
+  roleV8Args,
   spawn,
   waitForHttp,
 } from "./_runner.ts";
@@ -316,6 +317,7 @@ async function startOurs(
     "run",
     "-A",
     "--unstable-cron",
+    ...roleV8Args(),
     ...flags,
     MAIN,
     "messages",

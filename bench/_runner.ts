@@ -174,14 +174,14 @@ export function roleV8Flags(): string {
  * `--v8-flags` with {@linkcode roleV8Flags}, for a bare `Deno.serve` compared with a
  * role: the runtime as the role has it, so that only the code differs.
  */
-export function v8Args(): string[] {
+export function roleV8Args(): string[] {
   const flags = roleV8Flags();
   return flags ? [`--v8-flags=${flags}`] : [];
 }
 
 /**
- * Starts `main.ts` with `args` in the background as `deno task start` runs it, with
- * the V8 flags of {@linkcode roleV8Flags} unless `options.v8Flags` says others.
+ * Starts `main.ts` with `args` in the background with the V8 flags of `deno task start`
+ * ({@linkcode roleV8Flags}), unless `options.v8Flags` says others.
  */
 export function spawnRole(
   args: string[],

@@ -8,9 +8,9 @@ import {
   freePort,
   measureAlternating,
   report,
+  roleV8Args,
   spawn,
   spawnRole,
-  v8Args,
   waitForHttp,
 } from "./_runner.ts";
 import { metricsOnOff } from "./_metrics_on_off.ts";
@@ -45,7 +45,7 @@ export async function run(): Promise<void> {
       LOG_LEVEL: "WARNING",
     },
   });
-  const peerProcess = spawn(Deno.execPath(), ["eval", ...v8Args(), PEER], {
+  const peerProcess = spawn(Deno.execPath(), ["eval", ...roleV8Args(), PEER], {
     env: { PORT: String(peerPort) },
   });
   try {

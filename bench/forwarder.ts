@@ -13,8 +13,8 @@
  * Loopback runs are short (about 3 s), so each target runs {@linkcode LOOPBACK_ROUNDS}
  * times in turn and its best round counts.
  *
- * Ours runs as `deno task start forwarder` runs it, with its V8 flags (as does the bare
- * loop on the same client; `BENCH_V8_FLAGS` replaces them); lines 1b and 2b run
+ * Ours runs with the V8 flags of `deno task start`, as do the two bare loops
+ * (`BENCH_V8_FLAGS` replaces them); lines 1b and 2b run
  * it with the V8 flags docs/forwarder.md recommends for a small device ({@linkcode V8_FLAGS}),
  * and line 1b compares its peak RSS with the bare loop's on the same client and flags.
  * The peers are in `_forwarder_peers.ts`.
@@ -41,9 +41,9 @@ const LOOPBACK_ROUNDS = 3;
 const CAP_MS = 25_000;
 /**
  * The flags docs/forwarder.md gives for a small device: a 2 MB semi-space instead of V8's default
- * (up to 16 MB), and an old-space limit far above the forwarder's live heap (~20 MB),
+ * (up to 32 MB here) or the start task's 8 MB, and an old-space limit far above the forwarder's live heap (~20 MB),
  * which makes V8 size the old generation for a small heap. Each flag alone saves
- * little; together they hold RSS flat at ~110 MB (from ~175 MB), for 5-20% fewer
+ * little; together they hold RSS flat at ~110 MB (from ~175 MB on V8's defaults), for 5-20% fewer
  * messages per second on loopback.
  */
 const V8_FLAGS = "--max-semi-space-size=2,--max-old-space-size=256";
@@ -160,6 +160,18 @@ function peer(mode: string, ...args: string[]) {
     spawnDeno(PEERS, [mode, ...args.map((a) => a.replace("QUEUE", queueUrl))]);
 }
 
+/** The bare receive + delete loop, on the forwarder's V8 flags. */
+function bareLoop(fauxqs: Fauxqs) {
+  return (queueUrl: string) =>
+    spawnDeno(PEERS, [
+      "bare",
+      fauxqs.endpoint,
+      queueUrl,
+      String(RECEIVERS),
+      String(MESSAGES),
+    ], { v8Flags: roleV8Flags() });
+}
+
 /** The bare loop on the forwarder's own client, with the forwarder's V8 flags or others. */
 function bareSameClient(fauxqs: Fauxqs, v8 = roleV8Flags()) {
   return (queueUrl: string) =>
@@ -226,13 +238,7 @@ export async function run(): Promise<void> {
   const relayUrl = `http://127.0.0.1:${relayPort}`;
   try {
     const loopback = await bestOf(fauxqs, LOOPBACK_ROUNDS, {
-      bare: peer(
-        "bare",
-        fauxqs.endpoint,
-        "QUEUE",
-        String(RECEIVERS),
-        String(MESSAGES),
-      ),
+      bare: bareLoop(fauxqs),
       bareSame: bareSameClient(fauxqs),
       ours: ours(fauxqs, fauxqs.endpoint, sink.url),
       flagged: ours(fauxqs, fauxqs.endpoint, sink.url, V8_FLAGS),

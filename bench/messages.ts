@@ -19,10 +19,10 @@ import {
   measureAlternating,
   report,
   reportLimit,
+  roleV8Args,
   spawn,
   spawnDeno,
   spawnRole,
-  v8Args,
   waitForHttp,
 } from "./_runner.ts";
 import { metricsOnOff } from "./_metrics_on_off.ts";
@@ -189,7 +189,7 @@ async function startJsonServer(
 async function startBare(started: BenchProcess[]): Promise<Target> {
   const port = freePort();
   started.push(
-    spawn(Deno.execPath(), ["eval", ...v8Args(), BARE], {
+    spawn(Deno.execPath(), ["eval", ...roleV8Args(), BARE], {
       env: { PORT: String(port) },
     }),
   );

@@ -1,7 +1,7 @@
 /**
  * `deno task bench pi-memory`: the resident memory of the Raspberry Pi roles, run as
- * `deno task start` runs them, with and without the V8 flags that keep it down, and
- * what those flags cost.
+ * the units run them (`deno run`, V8 flags in `DENO_V8_FLAGS`), with and without the
+ * V8 flags that keep it down, and what those flags cost.
  *
  * - collector: started (not `--once`) on a fake IIO pressure device, a thermometer
  *   address (noble loaded; no adapter here), the weather stand-in and a stand-in

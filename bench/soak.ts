@@ -293,6 +293,11 @@ export async function run(): Promise<void> {
       );
     }
   }
+  if (Deno.env.get("SOAK_V8_FLAGS") !== undefined) {
+    throw new Error(
+      "SOAK_V8_FLAGS is now BENCH_V8_FLAGS (set but empty: V8's own defaults)",
+    );
+  }
   const v8Flags = roleV8Flags();
   console.log(
     `soak: roles run with ${

@@ -149,7 +149,7 @@ Deno.test("the Deno unit runs deno run with the flags of deno task start", async
   // which scales it to the device's memory, and to DENO_V8_FLAGS, which a flag on
   // the command line would override.
   const v8 = all.filter((flag) => flag.startsWith("--v8-flags="));
-  assert.equal(v8.length, 1, "deno task start has no --v8-flags");
+  assert.equal(v8.length, 1, "deno task start needs exactly one --v8-flags");
   const flags = all.filter((flag) =>
     !fromGlobalCache.includes(flag) && !v8.includes(flag)
   );

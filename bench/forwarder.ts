@@ -28,8 +28,8 @@ import {
   report,
   reportLimit,
   roleV8Flags,
-  spawn,
   spawnDeno,
+  spawnRole,
 } from "./_runner.ts";
 
 const MESSAGES = 20_000;
@@ -48,7 +48,6 @@ const CAP_MS = 25_000;
  */
 const V8_FLAGS = "--max-semi-space-size=2,--max-old-space-size=256";
 const PEERS = new URL("./_forwarder_peers.ts", import.meta.url).pathname;
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -135,14 +134,8 @@ function ours(
   v8 = roleV8Flags(),
 ) {
   return (queueUrl: string) =>
-    spawn(Deno.execPath(), [
-      "run",
-      "-A",
-      "--unstable-cron",
-      ...(v8 ? [`--v8-flags=${v8}`] : []),
-      MAIN,
-      "forwarder",
-    ], {
+    spawnRole(["forwarder"], {
+      v8Flags: v8,
       env: {
         ...fauxqs.env(queueUrl),
         QUEUE_ENDPOINT_URL: endpoint,
@@ -175,17 +168,13 @@ function bareLoop(fauxqs: Fauxqs) {
 /** The bare loop on the forwarder's own client, with the forwarder's V8 flags or others. */
 function bareSameClient(fauxqs: Fauxqs, v8 = roleV8Flags()) {
   return (queueUrl: string) =>
-    spawn(Deno.execPath(), [
-      "run",
-      "-A",
-      ...(v8 ? [`--v8-flags=${v8}`] : []),
-      PEERS,
+    spawnDeno(PEERS, [
       "bare-same-client",
       fauxqs.endpoint,
       queueUrl,
       String(RECEIVERS),
       String(MESSAGES),
-    ]);
+    ], { v8Flags: v8 });
 }
 
 /** Prints ours' peak RSS against a peer's, in whole MB. */
